@@ -1,0 +1,101 @@
+# gpuhash: PostgreSQL extension (PGXS) with CUDA kernels.
+#
+#   make / make install / make installcheck     as for any PGXS extension
+#   make check-core                             core hash-table tests, no PostgreSQL
+#   make bench-kernels                          the kernel benchmark binary (bench/)
+#
+# CUDA is used when $(NVCC) exists (CUDA_HOME=/usr/local/cuda by default);
+# without it the extension is built for the CPU alone (gpuhash.device=gpu then
+# reports that it was built without CUDA).  Device code is compiled ahead of
+# time for every architecture in GPUHASH_CUDA_ARCHS that this nvcc supports,
+# plus PTX of the newest, so nothing is compiled at run time.  nvcc objects go
+# into a static archive linked through SHLIB_LINK, never into OBJS: PGXS wants
+# LLVM bitcode for each OBJS entry of a server built with LLVM.
+
+EXTENSION  = gpuhash
+EXTVERSION = 0.1.0
+MODULE_big = gpuhash
+DATA       = src/sql/gpuhash--$(EXTVERSION).sql
+PGFILEDESC = "gpuhash - GPU hash tables for joins and key lookups"
+
+REGRESS      = $(sort $(basename $(notdir $(wildcard sql/*.sql))))
+REGRESS_OPTS = --inputdir=. --load-extension=gpuhash
+
+PG_CONFIG ?= pg_config
+CUDA_HOME ?= /usr/local/cuda
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+GPUHASH_CUDA_ARCHS ?= 70 75 80 86 89 90
+
+CORE_C   = $(filter-out src/core/gpu_stub.c,$(wildcard src/core/*.c))
+CORE_CU  = $(wildcard src/core/*.cu)
+CORE_H   = $(wildcard src/core/*.h)
+PG_SRC   = $(wildcard src/pg/*.c)
+OBJS     = $(PG_SRC:.c=.o) $(CORE_C:.c=.o)
+
+HAVE_NVCC := $(shell test -x "$(NVCC)" && echo yes)
+ifeq ($(HAVE_NVCC),yes)
+NVCC_CODES := $(shell "$(NVCC)" --list-gpu-code 2>/dev/null)
+CUDA_ARCHS := $(foreach a,$(GPUHASH_CUDA_ARCHS),$(if $(filter sm_$(a),$(NVCC_CODES)),$(a)))
+CUDA_PTX   := $(lastword $(CUDA_ARCHS))
+GENCODE    := $(foreach a,$(CUDA_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a)) \
+              -gencode=arch=compute_$(CUDA_PTX),code=compute_$(CUDA_PTX)
+NVCCFLAGS ?= -O3
+NVCCFLAGS += -std=c++17 $(GENCODE) -Xcompiler -fPIC,-fvisibility=hidden \
+             -Isrc/core --expt-relaxed-constexpr -Xptxas -warn-spills
+CUDA_LIB   = build/libghtcuda.a
+CUDA_LINK  = $(CUDA_LIB) $(CUDA_HOME)/lib64/libcudart_static.a -ldl -lrt -lpthread -lstdc++
+else
+OBJS      += src/core/gpu_stub.o
+CUDA_LIB   =
+CUDA_LINK  =
+endif
+
+PG_CPPFLAGS = -Isrc/core -Isrc/pg
+SHLIB_LINK += $(CUDA_LINK) -Wl,--exclude-libs,ALL -Wl,--version-script=src/gpuhash.map
+
+# A server without its LLVM toolchain installed (e.g. the GPU host's unpacked
+# packages) cannot make bitcode; skip it there instead of failing.
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+ifneq ($(shell grep -s '^CLANG' $(dir $(PGXS))../../src/Makefile.global | sed 's/.*= *//' | xargs -r sh -c 'test -x "$$0" && echo ok'),ok)
+override with_llvm = no
+endif
+include $(PGXS)
+
+$(shlib): $(CUDA_LIB) src/gpuhash.map
+$(OBJS): $(CORE_H)
+
+build/cuda/%.o: src/core/%.cu $(CORE_H)
+	@mkdir -p build/cuda
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+$(CUDA_LIB): $(patsubst src/core/%.cu,build/cuda/%.o,$(CORE_CU))
+	rm -f $@
+	ar rcs $@ $^
+
+# ---- core tests and kernel benchmark (no PostgreSQL) ----------------------
+CORE_CC     ?= gcc
+CORE_CFLAGS ?= -O2 -g
+CORE_LDFLAGS ?=
+CORE_ALL_CFLAGS = $(CORE_CFLAGS) -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Isrc/core -pthread
+HOST_OBJS = $(patsubst src/core/%.c,build/host/%.o,$(CORE_C)) $(if $(CUDA_LIB),,build/host/gpu_stub.o)
+
+build/host/%.o: src/core/%.c $(CORE_H)
+	@mkdir -p build/host
+	$(CORE_CC) $(CORE_ALL_CFLAGS) -c $< -o $@
+
+build/test_core: test/core/test_core.c $(wildcard test/core/*.h) $(HOST_OBJS) $(CUDA_LIB)
+	$(CORE_CC) $(CORE_ALL_CFLAGS) $(CORE_LDFLAGS) -Itest/core -o $@ $< $(HOST_OBJS) $(CUDA_LINK) -lm
+
+build/kbench: bench/kbench.cu $(CUDA_LIB) $(CORE_H) $(HOST_OBJS)
+	$(NVCC) $(NVCCFLAGS) -o $@ $< $(HOST_OBJS) $(CUDA_LIB) -lcudart_static -ldl -lrt -lpthread
+
+.PHONY: check-core bench-kernels clean-build
+check-core: build/test_core
+	./build/test_core $(CHECK_CORE_ARGS)
+
+bench-kernels: build/kbench
+
+clean-build:
+	rm -rf build
+
+EXTRA_CLEAN = build src/core/gpu_stub.o

@@ -1,0 +1,455 @@
+/*
+ * cpu_table.c - the CPU half of the core: builds, probes and updates tables
+ * in host memory with the same layouts and algorithms as the GPU half.
+ */
+#include "cpu_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define GHT_CAT_(a, b) a##b
+#define GHT_CAT(a, b) GHT_CAT_(a, b)
+
+#define KT uint32_t
+#define ST ght_slot32
+#define EMPTYK GHT_EMPTY32
+#define HASHK ght_hash_k32
+#define SFX _32
+#include "cpu_table_tmpl.h"
+#undef KT
+#undef ST
+#undef EMPTYK
+#undef HASHK
+#undef SFX
+
+#define KT uint64_t
+#define ST ght_slot64
+#define EMPTYK GHT_EMPTY64
+#define HASHK ght_hash_k64
+#define SFX _64
+#include "cpu_table_tmpl.h"
+#undef KT
+#undef ST
+#undef EMPTYK
+#undef HASHK
+#undef SFX
+
+#define W32(t) ((t)->opts.key_width == 4)
+
+void *
+cpu_table_alloc(ght_table *t, int which, uint64_t bytes)
+{
+	void	   *p = malloc(bytes ? bytes : 1);
+
+	if (p != NULL)
+	{
+		t->mem[which] = p;
+		t->mem_bytes[which] = bytes;
+		t->bytes += bytes;
+	}
+	return p;
+}
+
+void
+cpu_table_release(ght_table *t, int which)
+{
+	free(t->mem[which]);
+	t->bytes -= t->mem_bytes[which];
+	t->mem[which] = NULL;
+	t->mem_bytes[which] = 0;
+}
+
+void
+ght_cpu_free(ght_table *t)
+{
+	for (int i = 0; i < 6; i++)
+		cpu_table_release(t, i);
+}
+
+static uint64_t
+input_payload(const ght_table *t, const void *payloads, uint64_t row)
+{
+	if (t->opts.flags & GHT_BUILD_ROWNUM_PAYLOAD)
+		return row;
+	return t->opts.payload_width == 4 ? ((const uint32_t *) payloads)[row]
+		: ((const uint64_t *) payloads)[row];
+}
+
+/* ---- mutable tables ----------------------------------------------------- */
+
+static ght_status
+list_pool_alloc(ght_table *t, uint64_t cap)
+{
+	t->ix.payload = cpu_table_alloc(t, GHT_MEM_PAYLOAD, cap * (uint64_t) t->opts.payload_width);
+	t->ix.next = cpu_table_alloc(t, GHT_MEM_NEXT, cap * sizeof(uint32_t));
+	if (t->ix.payload == NULL || t->ix.next == NULL)
+		return ght_fail(t->ctx, GHT_ERR_HOST_NOMEM, "could not allocate %llu payload nodes",
+						(unsigned long long) cap);
+	t->pool_cap = cap;
+	return GHT_OK;
+}
+
+/* Lay out an empty mutable table with room for `keys` keys and `rows` rows. */
+static ght_status
+list_init(ght_table *t, uint64_t keys, uint64_t rows)
+{
+	ght_status	s;
+
+	t->ix.mode = GHT_MODE_LIST;
+	t->used_slots = t->distinct = t->rows = t->pool_used = 0;
+	s = W32(t) ? linear_alloc_32(t, keys) : linear_alloc_64(t, keys);
+	if (s != GHT_OK)
+		return s;
+	return list_pool_alloc(t, rows < 1024 ? 1024 : rows);
+}
+
+static ght_status
+list_add(ght_table *t, const void *keys, const void *payloads, int rownum, uint64_t n)
+{
+	return W32(t) ? list_add_32(t, keys, payloads, rownum, n)
+		: list_add_64(t, keys, payloads, rownum, n);
+}
+
+/*
+ * Rehash into a fresh table sized for the live rows plus `extra` more: this
+ * is how a mutable table grows, and how deleted keys and their nodes are
+ * reclaimed.
+ */
+static ght_status
+list_rehash(ght_table *t, uint64_t extra)
+{
+	void	   *keys;
+	uint64_t   *vals;
+	uint64_t	n;
+	ght_table	fresh;
+	ght_status	s;
+
+	s = ght_export(t, &keys, &vals, &n);
+	if (s != GHT_OK)
+		return s;
+	memset(&fresh, 0, sizeof(fresh));
+	fresh.ctx = t->ctx;
+	fresh.opts = t->opts;
+	fresh.ix = t->ix;
+	fresh.ix.slots = fresh.ix.payload = NULL;
+	fresh.ix.next = NULL;
+	s = list_init(&fresh, t->distinct + extra, n + extra + (n + extra) / 2);
+	if (s == GHT_OK && n > 0)
+	{
+		/* list_add reads payloads at the table's width */
+		if (t->opts.payload_width == 4)
+			for (uint64_t i = 0; i < n; i++)
+				((uint32_t *) vals)[i] = (uint32_t) vals[i];
+		s = list_add(&fresh, keys, vals, 0, n);
+	}
+	free(keys);
+	free(vals);
+	if (s != GHT_OK)
+	{
+		ght_cpu_free(&fresh);
+		return s;
+	}
+	fresh.build_attempts = t->build_attempts + 1;
+	fresh.build_ms = t->build_ms;
+	ght_cpu_free(t);
+	*t = fresh;
+	return GHT_OK;
+}
+
+ght_status
+ght_cpu_insert(ght_table *t, const void *keys, const void *payloads, uint64_t n)
+{
+	ght_status	s;
+
+	if ((double) (t->used_slots + n) > (double) t->ix.nslots * GHT_LINEAR_MUTABLE_MAX_LOAD ||
+		t->pool_used + n > t->pool_cap)
+	{
+		s = list_rehash(t, n);
+		if (s != GHT_OK)
+			return s;
+	}
+	return list_add(t, keys, payloads, 0, n);
+}
+
+ght_status
+ght_cpu_delete(ght_table *t, const void *keys, uint64_t n, uint64_t *removed)
+{
+	return W32(t) ? list_delete_32(t, keys, n, removed) : list_delete_64(t, keys, n, removed);
+}
+
+ght_status
+ght_cpu_export(ght_table *t, void *keys, uint64_t *payloads, uint64_t *n_out)
+{
+	return W32(t) ? export_32(t, keys, payloads, n_out) : export_64(t, keys, payloads, n_out);
+}
+
+ght_status
+ght_cpu_probe_stats(ght_table *t, double *mean, uint32_t *max)
+{
+	if (W32(t))
+		probe_stats_32(&t->ix, mean, max);
+	else
+		probe_stats_64(&t->ix, mean, max);
+	return GHT_OK;
+}
+
+/* ---- building ----------------------------------------------------------- */
+
+static ght_status
+build_index(ght_table *t, const void *ukeys, const uint64_t *refs, uint64_t d)
+{
+	if (t->opts.method == GHT_CUCKOO)
+		return W32(t) ? cuckoo_build_32(t, ukeys, refs, d) : cuckoo_build_64(t, ukeys, refs, d);
+	return W32(t) ? linear_build_32(t, ukeys, refs, d) : linear_build_64(t, ukeys, refs, d);
+}
+
+/* Payloads fit in the slot when they are no wider than its ref. */
+static int
+payload_fits_inline(const ght_table *t)
+{
+	return t->opts.key_width == 8 || t->opts.payload_width == 4 ||
+		(t->opts.flags & GHT_BUILD_ROWNUM_PAYLOAD);
+}
+
+/* The payload array in sorted order and the offsets of each distinct key. */
+static ght_status
+build_range(ght_table *t, const void *payloads, const uint32_t *rows,
+			const uint32_t *counts, uint64_t n, uint64_t d)
+{
+	ght_index  *ix = &t->ix;
+	uint64_t	off = 0;
+
+	ix->offsets = cpu_table_alloc(t, GHT_MEM_OFFSETS, (d + 1) * sizeof(uint32_t));
+	ix->payload = cpu_table_alloc(t, GHT_MEM_PAYLOAD, (n ? n : 1) * (uint64_t) t->opts.payload_width);
+	if (ix->offsets == NULL || ix->payload == NULL)
+		return ght_fail(t->ctx, GHT_ERR_HOST_NOMEM, "could not allocate payloads of %llu rows",
+						(unsigned long long) n);
+	for (uint64_t u = 0; u < d; u++)
+	{
+		ix->offsets[u] = (uint32_t) off;
+		off += counts ? counts[u] : 1;
+	}
+	ix->offsets[d] = (uint32_t) off;
+	for (uint64_t i = 0; i < n; i++)
+	{
+		uint64_t	v = input_payload(t, payloads, rows ? rows[i] : i);
+
+		if (t->opts.payload_width == 4)
+			((uint32_t *) ix->payload)[i] = (uint32_t) v;
+		else
+			((uint64_t *) ix->payload)[i] = v;
+	}
+	return GHT_OK;
+}
+
+ght_status
+ght_cpu_build(ght_table *t, const void *keys, const void *payloads, uint64_t n)
+{
+	ght_index  *ix = &t->ix;
+	cpu_dedupe_t dd;
+	uint64_t   *refs = NULL;
+	const void *ukeys;
+	uint64_t	d;
+	ght_status	s;
+
+	memset(&dd, 0, sizeof(dd));
+	ix->method = t->opts.method;
+	ix->key_width = t->opts.key_width;
+	ix->payload_width = t->opts.payload_width;
+	ix->seed = ght_subseed(t->opts.seed, 0);
+	ix->group = (uint32_t) t->opts.linear_group;
+	ix->shared_groups = t->opts.cuckoo_layout == 2;
+	t->build_attempts = 1;
+
+	if (t->opts.flags & GHT_BUILD_MUTABLE)
+	{
+		s = list_init(t, n, n);
+		if (s == GHT_OK)
+			s = list_add(t, keys, payloads, (t->opts.flags & GHT_BUILD_ROWNUM_PAYLOAD) != 0, n);
+		return s;
+	}
+
+	if (t->opts.flags & GHT_BUILD_ASSUME_UNIQUE)
+	{
+		ukeys = keys;
+		d = n;
+	}
+	else
+	{
+		s = cpu_dedupe(t->ctx, keys, t->opts.key_width, n, &dd);
+		if (s != GHT_OK)
+			return s;
+		ukeys = dd.ukeys;
+		d = dd.nunique;
+	}
+	refs = malloc((d ? d : 1) * sizeof(uint64_t));
+	if (refs == NULL)
+	{
+		s = ght_fail(t->ctx, GHT_ERR_HOST_NOMEM, "could not allocate %llu refs", (unsigned long long) d);
+		goto done;
+	}
+	if (d == n && payload_fits_inline(t))
+	{
+		ix->mode = GHT_MODE_INLINE;
+		for (uint64_t u = 0; u < d; u++)
+			refs[u] = input_payload(t, payloads, dd.rows ? dd.rows[u] : u);
+	}
+	else
+	{
+		ix->mode = GHT_MODE_RANGE;
+		s = build_range(t, payloads, dd.rows, dd.counts, n, d);
+		if (s != GHT_OK)
+			goto done;
+		for (uint64_t u = 0; u < d; u++)
+			refs[u] = u;
+	}
+	t->rows = n;
+	t->distinct = d;
+	s = build_index(t, ukeys, refs, d);
+
+done:
+	free(refs);
+	cpu_dedupe_free(&dd);
+	return s;
+}
+
+/* ---- probing ------------------------------------------------------------ */
+
+static inline int
+find_any(const ght_table *t, const void *keys, uint64_t i, uint64_t *ref)
+{
+	return W32(t) ? find_32(&t->ix, ((const uint32_t *) keys)[i], ref)
+		: find_64(&t->ix, ((const uint64_t *) keys)[i], ref);
+}
+
+ght_status
+ght_cpu_contains(ght_table *t, const void *keys, uint64_t n, uint8_t *out)
+{
+	uint64_t	ref;
+
+	for (uint64_t i = 0; i < n; i++)
+	{
+		if ((i % CPU_CHECK_EVERY) == 0 && ght_interrupted(t->ctx))
+			return GHT_ERR_INTERRUPTED;
+		out[i] = (uint8_t) find_any(t, keys, i, &ref);
+	}
+	return GHT_OK;
+}
+
+ght_status
+ght_cpu_select(ght_table *t, const void *keys, uint64_t n, int anti,
+			   uint32_t *out_idx, uint64_t *out_n)
+{
+	uint64_t	ref,
+				m = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+	{
+		if ((i % CPU_CHECK_EVERY) == 0 && ght_interrupted(t->ctx))
+			return GHT_ERR_INTERRUPTED;
+		if (find_any(t, keys, i, &ref) != anti)
+			out_idx[m++] = (uint32_t) i;
+	}
+	*out_n = m;
+	return GHT_OK;
+}
+
+/* Probe state: each probe's ref (NIL-free: rows[i] == 0 means no match). */
+typedef struct cpu_probe_state
+{
+	uint64_t   *ref;
+	uint64_t   *rows;
+	uint64_t	cur_i;			/* next probe to emit */
+	uint64_t	cur_j;			/* next row of that probe */
+	uint64_t	cursor;			/* LIST: node of row cur_j - 1 */
+} cpu_probe_state;
+
+ght_status
+ght_cpu_probe_begin(ght_probe *p, const void *keys)
+{
+	ght_table  *t = p->t;
+	cpu_probe_state *st = calloc(1, sizeof(cpu_probe_state));
+
+	if (st == NULL)
+		return ght_fail(t->ctx, GHT_ERR_HOST_NOMEM, "could not allocate probe state");
+	p->priv = st;
+	st->ref = malloc(p->n * sizeof(uint64_t));
+	st->rows = malloc(p->n * sizeof(uint64_t));
+	if (st->ref == NULL || st->rows == NULL)
+		return ght_fail(t->ctx, GHT_ERR_HOST_NOMEM, "could not allocate probe state for %llu keys",
+						(unsigned long long) p->n);
+	for (uint64_t i = 0; i < p->n; i++)
+	{
+		uint64_t	ref;
+
+		if ((i % CPU_CHECK_EVERY) == 0 && ght_interrupted(t->ctx))
+			return GHT_ERR_INTERRUPTED;
+		if (find_any(t, keys, i, &ref))
+		{
+			st->ref[i] = ref;
+			st->rows[i] = W32(t) ? ref_rows_32(&t->ix, ref) : ref_rows_64(&t->ix, ref);
+			p->total += st->rows[i];
+		}
+		else
+			st->rows[i] = 0;
+	}
+	return GHT_OK;
+}
+
+ght_status
+ght_cpu_probe_next(ght_probe *p, uint64_t max_pairs, uint64_t *n_out)
+{
+	ght_table  *t = p->t;
+	cpu_probe_state *st = p->priv;
+	uint64_t	want = p->total - p->emitted;
+	uint64_t	m = 0;
+
+	if (want > max_pairs)
+		want = max_pairs;
+	if (p->out_cap < want)
+	{
+		free(p->out_idx);
+		free(p->out_payload);
+		p->out_idx = malloc(want * sizeof(uint32_t));
+		p->out_payload = malloc(want * sizeof(uint64_t));
+		p->out_cap = want;
+		if (p->out_idx == NULL || p->out_payload == NULL)
+		{
+			p->out_cap = 0;
+			return ght_fail(t->ctx, GHT_ERR_HOST_NOMEM, "could not allocate %llu result pairs",
+							(unsigned long long) want);
+		}
+	}
+	while (m < want && st->cur_i < p->n)
+	{
+		uint64_t	i = st->cur_i;
+
+		if (st->cur_j >= st->rows[i])
+		{
+			st->cur_i++;
+			st->cur_j = 0;
+			continue;
+		}
+		p->out_idx[m] = (uint32_t) i;
+		p->out_payload[m++] = W32(t) ? ref_payload_32(&t->ix, st->ref[i], st->cur_j, &st->cursor)
+			: ref_payload_64(&t->ix, st->ref[i], st->cur_j, &st->cursor);
+		st->cur_j++;
+	}
+	*n_out = m;
+	return GHT_OK;
+}
+
+void
+ght_cpu_probe_end(ght_probe *p)
+{
+	cpu_probe_state *st = p->priv;
+
+	if (st)
+	{
+		free(st->ref);
+		free(st->rows);
+		free(st);
+	}
+	free(p->out_idx);
+	free(p->out_payload);
+}
