@@ -1,0 +1,81 @@
+--
+-- gpuhash.device and gpuhash.batch_rows, device resolution, and what
+-- happens when a GPU is required but none is usable.
+--
+-- This is the only test that sets gpuhash.device; the others run on whatever
+-- device PGOPTIONS selects.  The output differs between hosts with and
+-- without a usable GPU only in the "device = gpu" section: expected/device.out
+-- is the host without one, expected/device_1.out the host with one.
+--
+
+-- Until the module is loaded (on first use), gpuhash.* settings are
+-- placeholders; loading checks them.
+SET gpuhash.device = tpu;
+SET gpuhash.no_such_setting = 1;
+LOAD 'gpuhash';
+
+-- the settings are enums and integers checked by the GUC machinery
+SET gpuhash.device = cpu;
+SHOW gpuhash.device;
+SET gpuhash.device = 'GPU';
+SHOW gpuhash.device;
+SET gpuhash.device = auto;
+SHOW gpuhash.device;
+SET gpuhash.device = tpu;
+SET gpuhash.device = '';
+SET gpuhash.device = 1;
+SET gpuhash.batch_rows = 1023;
+SET gpuhash.batch_rows = 1024;
+SHOW gpuhash.batch_rows;
+SET gpuhash.batch_rows = 2000000000;
+RESET gpuhash.batch_rows;
+-- the prefix is reserved
+SET gpuhash.no_such_setting = 1;
+
+-- cpu: never the GPU
+SET gpuhash.device = cpu;
+SELECT gpuhash_backend();
+SELECT * FROM gpu_hash_join('SELECT 1', 'SELECT 1') AS j(a int, b int);
+
+-- auto: the GPU when there is a usable one, else quietly the CPU
+SET gpuhash.device = auto;
+SELECT gpuhash_backend() IN ('gpu', 'cpu') AS resolves;
+SELECT ((SELECT count(*) FROM gpuhash_devices()) > 0) = (gpuhash_backend() = 'gpu')
+    AS devices_match_backend;
+SELECT count(*) FILTER (WHERE id < 0 OR name = '' OR total_bytes <= 0
+                        OR free_bytes < 0 OR free_bytes > total_bytes
+                        OR compute_capability !~ '^[0-9]+\.[0-9]+$'
+                        OR multiprocessors <= 0) AS bad_device_rows
+FROM gpuhash_devices();
+SELECT * FROM gpu_hash_join('SELECT 1', 'SELECT 1') AS j(a int, b int);
+
+-- a named table stays on the device it was built on
+SET gpuhash.device = cpu;
+SELECT gpu_hash_create('on_cpu', 'SELECT g FROM generate_series(1, 10) g');
+
+-- gpu: an error when no GPU is usable (its detail depends on the host)
+SET gpuhash.device = gpu;
+DO $$
+DECLARE
+    d text;
+    h text;
+BEGIN
+    PERFORM gpuhash_backend();
+    RAISE NOTICE 'gpu is usable';
+EXCEPTION WHEN object_not_in_prerequisite_state THEN
+    GET STACKED DIAGNOSTICS d = PG_EXCEPTION_DETAIL, h = PG_EXCEPTION_HINT;
+    RAISE NOTICE 'SQLSTATE %: %', SQLSTATE, SQLERRM;
+    RAISE NOTICE 'detail given: %', d <> '';
+    RAISE NOTICE 'hint: %', h;
+END
+$$;
+\set VERBOSITY terse
+SELECT gpuhash_backend();
+SELECT * FROM gpu_hash_join('SELECT 1', 'SELECT 1') AS j(a int, b int);
+SELECT gpu_hash_create('on_gpu', 'SELECT 1');
+SELECT gpu_hash_drop('on_gpu');
+\set VERBOSITY default
+-- a table already built keeps working on its own device
+SELECT gpu_hash_contains('on_cpu', ARRAY[0, 1, 10, 11]);
+SELECT name, device, rows FROM gpu_hash_tables();
+SELECT gpu_hash_drop('on_cpu');

@@ -1,0 +1,299 @@
+/*
+ * device.c - which device gpuhash uses, the per-backend core contexts, and
+ * the mapping of core failures to ereport.
+ *
+ * CUDA is initialised on first use in each backend, never in _PG_init or the
+ * postmaster: a CUDA context does not survive fork.  Whether a GPU is usable
+ * is found out once per backend and remembered, with the reason when it is
+ * not, since asking again costs a driver round trip and gives the same answer.
+ * Each backend keeps one core context per device for its whole life: a GPU
+ * context costs device memory and tenths of a second to create.
+ */
+#include "gpuhash_pg.h"
+
+#include "access/xact.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/tuplestore.h"
+
+#define GPU_ID 0
+
+static bool gpu_probed = false;
+static int	gpu_count = 0;
+static bool gpu_usable = false;
+static char gpu_why[512];
+
+static ght_ctx *cpu_ctx = NULL;
+static ght_ctx *gpu_ctx = NULL;
+static bool trim_registered = false;
+
+static void report_status(ght_status status, const char *what,
+						  const char *detail, const char *cuda_name) pg_attribute_noreturn();
+static void report_no_gpu(const char *why) pg_attribute_noreturn();
+
+/*
+ * The core polls this between batches and in long loops.  It must not
+ * longjmp, so it only says whether to stop; the caller then runs
+ * CHECK_FOR_INTERRUPTS.  Only a cancel or a termination request stops the
+ * core: other interrupts (barriers, notifications, ...) can wait until the
+ * core returns, and stopping for them would turn them into a failed query.
+ */
+static int
+interrupt_requested(void *arg)
+{
+	return InterruptPending && (QueryCancelPending || ProcDiePending);
+}
+
+/*
+ * A GPU context keeps freed device memory in a pool, so that the next batch
+ * need not allocate again.  Give it back when the transaction ends, so that
+ * an idle session does not sit on device memory other backends could use.
+ */
+static void
+trim_at_xact_end(XactEvent event, void *arg)
+{
+	if (gpu_ctx == NULL)
+		return;
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PREPARE)
+		ght_ctx_trim(gpu_ctx);
+}
+
+const char *
+gpuhash_device_name(ght_device dev)
+{
+	return dev == GHT_GPU ? "gpu" : "cpu";
+}
+
+static void
+probe_gpus(void)
+{
+	if (gpu_probed)
+		return;
+	gpu_why[0] = '\0';
+	gpu_count = ght_gpu_count(gpu_why, sizeof(gpu_why));
+	gpu_usable = gpu_count > 0;
+	if (!gpu_usable && gpu_why[0] == '\0')
+		strlcpy(gpu_why, "no GPU was found", sizeof(gpu_why));
+	gpu_probed = true;
+}
+
+static ght_ctx *
+cpu_context(void)
+{
+	if (cpu_ctx == NULL)
+	{
+		char		why[512] = "";
+		ght_ctx    *ctx;
+		ght_status	s;
+
+		s = ght_ctx_create(GHT_CPU, 0, &ctx, why, sizeof(why));
+		if (s != GHT_OK)
+			report_status(s, "create a CPU context", why, "");
+		ght_ctx_set_interrupt(ctx, interrupt_requested, NULL);
+		cpu_ctx = ctx;
+	}
+	return cpu_ctx;
+}
+
+/*
+ * The GPU context, created on first use.  NULL when there is no usable GPU
+ * and the caller can do without one; ERROR when it cannot.
+ */
+static ght_ctx *
+gpu_context(bool required)
+{
+	if (gpu_ctx != NULL)
+		return gpu_ctx;
+
+	probe_gpus();
+	if (gpu_usable)
+	{
+		char		why[512] = "";
+		ght_ctx    *ctx;
+		ght_status	s;
+
+		/* registered first: it may fail, and then no context is orphaned */
+		if (!trim_registered)
+		{
+			RegisterXactCallback(trim_at_xact_end, NULL);
+			trim_registered = true;
+		}
+		s = ght_ctx_create(GHT_GPU, GPU_ID, &ctx, why, sizeof(why));
+		if (s == GHT_OK)
+		{
+			ght_ctx_set_interrupt(ctx, interrupt_requested, NULL);
+			gpu_ctx = ctx;
+			return gpu_ctx;
+		}
+
+		/*
+		 * A device that cannot give us a context will not give one on the
+		 * next call either; a lack of memory may pass, so it is not
+		 * remembered.
+		 */
+		if (s == GHT_ERR_NO_DEVICE || s == GHT_ERR_CUDA)
+		{
+			gpu_usable = false;
+			strlcpy(gpu_why, why[0] ? why : ght_status_name(s), sizeof(gpu_why));
+		}
+		else if (required)
+			report_status(s, "create a GPU context", why, "");
+		else
+		{
+			elog(DEBUG1, "gpuhash: could not create a GPU context (%s), using the CPU",
+				 why[0] ? why : ght_status_name(s));
+			return NULL;
+		}
+	}
+
+	if (required)
+		report_no_gpu(gpu_why);
+	elog(DEBUG1, "gpuhash: no usable GPU (%s), using the CPU", gpu_why);
+	return NULL;
+}
+
+ght_ctx *
+gpuhash_current_ctx(void)
+{
+	ght_ctx    *ctx = NULL;
+
+	if (gpuhash_device_setting != GPUHASH_DEVICE_CPU)
+		ctx = gpu_context(gpuhash_device_setting == GPUHASH_DEVICE_GPU);
+	if (ctx == NULL)
+		ctx = cpu_context();
+	return ctx;
+}
+
+/* ---- errors -------------------------------------------------------------- */
+
+static void
+report_no_gpu(const char *why)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("no usable GPU for gpuhash"),
+			 why[0] ? errdetail_internal("%s", why) : 0,
+			 errhint("Set gpuhash.device to \"auto\" or \"cpu\" to use the CPU.")));
+}
+
+static void
+report_status(ght_status status, const char *what, const char *detail,
+			  const char *cuda_name)
+{
+	int			code;
+
+	switch (status)
+	{
+		case GHT_ERR_INTERRUPTED:
+			/* normally throws the cancel or termination error itself */
+			CHECK_FOR_INTERRUPTS();
+			ereport(ERROR,
+					(errcode(ERRCODE_QUERY_CANCELED),
+					 errmsg("canceling statement due to user request")));
+			break;
+		case GHT_ERR_NO_DEVICE:
+			report_no_gpu(detail);
+			break;
+		case GHT_ERR_CUDA:
+			ereport(ERROR,
+					(errcode(ERRCODE_SYSTEM_ERROR),
+					 errmsg("could not %s: CUDA error", what),
+					 errdetail_internal("%s%s%s",
+										cuda_name[0] ? cuda_name : "unknown CUDA error",
+										detail[0] ? ": " : "", detail)));
+			break;
+		default:
+			break;
+	}
+
+	switch (status)
+	{
+		case GHT_ERR_HOST_NOMEM:
+		case GHT_ERR_DEVICE_NOMEM:
+			code = ERRCODE_OUT_OF_MEMORY;
+			break;
+		case GHT_ERR_MEM_LIMIT:
+			code = ERRCODE_CONFIGURATION_LIMIT_EXCEEDED;
+			break;
+		case GHT_ERR_BUILD_FAILED:
+		case GHT_ERR_TOO_LARGE:
+			code = ERRCODE_PROGRAM_LIMIT_EXCEEDED;
+			break;
+		case GHT_ERR_UNSUPPORTED:
+			code = ERRCODE_FEATURE_NOT_SUPPORTED;
+			break;
+		case GHT_ERR_INVALID:
+			code = ERRCODE_INVALID_PARAMETER_VALUE;
+			break;
+		default:
+			code = ERRCODE_INTERNAL_ERROR;
+			break;
+	}
+	ereport(ERROR,
+			(errcode(code),
+			 errmsg("could not %s: %s", what, ght_status_name(status)),
+			 detail[0] ? errdetail_internal("%s", detail) : 0));
+	pg_unreachable();
+}
+
+void
+gpuhash_report(ght_ctx *ctx, ght_status status, const char *what)
+{
+	/* copies: the context's buffers may be overwritten while reporting */
+	char		detail[512];
+	char		cuda_name[64];
+
+	strlcpy(detail, ctx ? ght_ctx_error_detail(ctx) : "", sizeof(detail));
+	strlcpy(cuda_name, ctx ? ght_ctx_cuda_error_name(ctx) : "", sizeof(cuda_name));
+	report_status(status, what, detail, cuda_name);
+}
+
+/* ---- SQL functions -------------------------------------------------------- */
+
+PG_FUNCTION_INFO_V1(gpuhash_backend);
+PG_FUNCTION_INFO_V1(gpuhash_devices);
+
+/* What the current settings resolve to now: the device later calls will use. */
+Datum
+gpuhash_backend(PG_FUNCTION_ARGS)
+{
+	ght_ctx    *ctx = gpuhash_current_ctx();
+
+	PG_RETURN_TEXT_P(cstring_to_text(gpuhash_device_name(ght_ctx_device(ctx))));
+}
+
+Datum
+gpuhash_devices(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+	probe_gpus();
+
+	for (int id = 0; id < gpu_count; id++)
+	{
+		ght_device_info info;
+		char		why[512] = "";
+		char		cc[32];
+		Datum		values[6];
+		bool		nulls[6] = {false};
+		ght_status	s;
+
+		s = ght_gpu_info(id, &info, why, sizeof(why));
+		if (s != GHT_OK)
+			report_status(s, "read GPU information", why, "");
+
+		info.name[sizeof(info.name) - 1] = '\0';
+		snprintf(cc, sizeof(cc), "%d.%d", info.cc_major, info.cc_minor);
+		values[0] = Int32GetDatum(id);
+		values[1] = CStringGetTextDatum(info.name);
+		values[2] = Int64GetDatum((int64) info.total_bytes);
+		values[3] = Int64GetDatum((int64) info.free_bytes);
+		values[4] = CStringGetTextDatum(cc);
+		values[5] = Int32GetDatum(info.multiprocessors);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}

@@ -1,0 +1,59 @@
+/*
+ * gpuhash.c - module entry: the magic block and the GUCs.
+ *
+ * _PG_init only defines settings.  It must not touch CUDA: the module may be
+ * loaded in the postmaster (shared_preload_libraries), and a CUDA context
+ * does not survive fork.  Each backend initialises CUDA on first use.
+ */
+#include "gpuhash_pg.h"
+
+#include <limits.h>
+
+#include "utils/guc.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+int			gpuhash_device_setting = GPUHASH_DEVICE_AUTO;
+int			gpuhash_batch_rows = 1048576;
+
+static const struct config_enum_entry device_options[] = {
+	{"auto", GPUHASH_DEVICE_AUTO, false},
+	{"gpu", GPUHASH_DEVICE_GPU, false},
+	{"cpu", GPUHASH_DEVICE_CPU, false},
+	{NULL, 0, false}
+};
+
+void
+_PG_init(void)
+{
+	DefineCustomEnumVariable("gpuhash.device",
+							 "Where gpuhash builds and probes hash tables.",
+							 "auto uses the GPU when one is usable and the CPU otherwise; "
+							 "gpu fails when no GPU is usable; cpu never uses the GPU.",
+							 &gpuhash_device_setting,
+							 GPUHASH_DEVICE_AUTO,
+							 device_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	/*
+	 * The upper bound keeps one batch's arrays well inside what palloc_huge
+	 * and 32-bit probe indices can address.
+	 */
+	DefineCustomIntVariable("gpuhash.batch_rows",
+							"Rows of the probe side that gpuhash sends to the hash table at once.",
+							"Larger batches amortise transfers and kernel launches; "
+							"smaller ones use less memory.",
+							&gpuhash_batch_rows,
+							1048576,
+							1024,
+							1 << 30,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("gpuhash");
+}
