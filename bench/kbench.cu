@@ -184,6 +184,8 @@ row(const char *method, int kbits, int log2n, double load, const char *op, int h
 	if (csv)
 		fprintf(csv, "%s,%d,%d,%.2f,%s,%d,%.4f,%.4f,%.3f,%.3f,%u\n", method, kbits, log2n, load, op, hit,
 				gkeys, bw_frac, bytes_per_key, mean_probes, attempts);
+	if (csv)
+		fflush(csv);
 }
 
 /* ---- one configuration of a gpuhash table ------------------------------- */
