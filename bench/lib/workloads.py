@@ -1,0 +1,99 @@
+"""Workloads (the same question asked natively and through gpu_hash_join) and
+engines (how a workload's SQL is run).
+
+Each workload has a native query and a gpuhash query that return one row,
+count and sum, so that answers compare cheaply; the joins themselves still
+produce every row.  An engine names which of the two queries it runs and the
+settings it runs them under; adding one (e.g. a future planner path that runs
+the native SQL with a gpuhash planner setting on) is one entry in ENGINES.
+"""
+
+
+class Workload:
+    def __init__(self, name, title, tables, native, gpuhash):
+        self.name = name
+        self.title = title
+        self.tables = tables
+        self.sql = {"native": native, "gpuhash": gpuhash}
+
+
+WORKLOADS = [
+    Workload(
+        "W1_star_aggregate", "fact JOIN dim (int4), count + sum", ("fact", "dim"),
+        "SELECT count(*), sum(f.amount + d.payload) FROM fact f JOIN dim d ON f.dim_id = d.id",
+        "SELECT count(*), sum(amount + payload) FROM gpu_hash_join("
+        "'SELECT id, payload FROM dim', 'SELECT dim_id, amount FROM fact') "
+        "AS j(id int4, payload int4, dim_id int4, amount int4)"),
+    Workload(
+        "W2_semi_join", "fact rows whose dim_id is in a 10 % subset of dim", ("fact", "dim"),
+        "SELECT count(*), sum(amount) FROM fact "
+        "WHERE dim_id IN (SELECT id FROM dim WHERE payload % 10 = 0)",
+        "SELECT count(*), sum(amount) FROM gpu_hash_join("
+        "'SELECT id FROM dim WHERE payload % 10 = 0', 'SELECT dim_id, amount FROM fact', 'semi') "
+        "AS j(dim_id int4, amount int4)"),
+    Workload(
+        "W3_anti_join", "complement of W2 (NOT EXISTS; NULL dim_id counts)", ("fact", "dim"),
+        "SELECT count(*), sum(amount) FROM fact f "
+        "WHERE NOT EXISTS (SELECT 1 FROM dim d WHERE d.id = f.dim_id AND d.payload % 10 = 0)",
+        "SELECT count(*), sum(amount) FROM gpu_hash_join("
+        "'SELECT id FROM dim WHERE payload % 10 = 0', 'SELECT dim_id, amount FROM fact', 'anti') "
+        "AS j(dim_id int4, amount int4)"),
+    Workload(
+        "W6_selective_inner", "fact probe (100 M at full) against all of dim (10 M), ~1 % of probe keys hit",
+        ("fact", "dim"),
+        "SELECT count(*), sum(f.amount + d.payload) FROM fact f JOIN dim d "
+        "ON d.id = f.dim_id + CASE WHEN f.amount % 100 = 0 THEN 0 ELSE 100000000 END",
+        "SELECT count(*), sum(amount + payload) FROM gpu_hash_join("
+        "'SELECT id, payload FROM dim', "
+        "'SELECT dim_id + CASE WHEN amount % 100 = 0 THEN 0 ELSE 100000000 END, amount FROM fact') "
+        "AS j(id int4, payload int4, k int4, amount int4)"),
+    Workload(
+        "W4_selective_lookup", "int8 probe keys against a 10x larger int8 build side, 1 % hit",
+        ("lk_build", "lk_probe"),
+        "SELECT count(*), sum(bv + pv) FROM "
+        "(SELECT b.v AS bv, p.v AS pv FROM lk_probe p JOIN lk_build b ON b.k = p.k) s",
+        "SELECT count(*), sum(bv + pv) FROM "
+        "(SELECT bv, pv FROM gpu_hash_join('SELECT k, v FROM lk_build', 'SELECT k, v FROM lk_probe') "
+        "AS j(bk int8, bv int8, pk int8, pv int8)) s"),
+    Workload(
+        "W5_duplicates", "int8 build keys of multiplicity 1..64 and one hot key, inner join",
+        ("dup_build", "dup_probe"),
+        "SELECT count(*), sum(b.v + p.v) FROM dup_build b JOIN dup_probe p ON b.k = p.k",
+        "SELECT count(*), sum(bv + pv) FROM gpu_hash_join("
+        "'SELECT k, v FROM dup_build', 'SELECT k, v FROM dup_probe') "
+        "AS j(bk int8, bv int4, pk int8, pv int4)"),
+]
+
+
+class Engine:
+    """sql: which query of a workload it runs ('native' or 'gpuhash').
+    settings: SET name = value for its session ({cores} is replaced).
+    check: a query run after the settings that must return 't' for the engine
+    to be usable; when it errors or returns something else, the engine is
+    skipped with that as the recorded reason."""
+
+    def __init__(self, name, sql, settings, check=None, reference=False):
+        self.name = name
+        self.sql = sql
+        self.settings = settings
+        self.check = check
+        self.reference = reference
+
+    def resolved_settings(self, cores):
+        return {k: str(v).format(cores=cores) for k, v in self.settings.items()}
+
+
+ENGINES = [
+    Engine("native_serial", "native", {"max_parallel_workers_per_gather": 0}, reference=True),
+    Engine("native_parallel", "native",
+           {"max_parallel_workers_per_gather": "{cores}", "max_parallel_workers": "{cores}"}),
+    Engine("gpuhash_gpu", "gpuhash", {"gpuhash.device": "gpu"},
+           check="SELECT gpuhash_backend() = 'gpu'"),
+    Engine("gpuhash_cpu", "gpuhash", {"gpuhash.device": "cpu"},
+           check="SELECT gpuhash_backend() = 'cpu'"),
+    # A planner path would be one more entry, e.g.:
+    # Engine("planner", "native", {"gpuhash.enable_planner": "on"},
+    #        check="SELECT current_setting('gpuhash.enable_planner') = 'on'"),
+]
+
+REFERENCE = "native_serial"
