@@ -340,19 +340,7 @@ main(int argc, char **argv)
 	{
 		csv = fopen(csv_path, "w");
 		fprintf(csv, "# device=%s copy_gbs=%.1f\n", p.name, copy_gbs);
-		fprintf(csv, "method,key_bits,log2_keys,load,op,hit_pct,gkeys_per_s,bw_fraction,bytes_per_key,mean_probes,build_attempts\n");
-	}
-	if (getenv("KBENCH_CLAIM_AB"))
-	{
-		/* the cuckoo claim policies side by side, 2^26 slots */
-		for (double load : {0.85, 0.9})
-			for (int ordered = 0; ordered <= 1; ordered++)
-			{
-				setenv("GHT_CUCKOO_CLAIM", ordered ? "ordered" : "greedy", 1);
-				bench_table<uint32_t>(ctx, ordered ? "cuckoo_ord" : "cuckoo", GHT_CUCKOO, 1, 2, 26, load, 10);
-				bench_table<uint64_t>(ctx, ordered ? "cuckoo_ord" : "cuckoo", GHT_CUCKOO, 1, 2, 26, load, 10);
-			}
-		return 0;
+		fprintf(csv, "method,key_bits,log2_slots,load,op,hit_pct,gkeys_per_s,bw_fraction,bytes_per_key,mean_probes,build_attempts\n");
 	}
 	if (trace)
 	{

@@ -11,6 +11,7 @@ ensure_deps() {
   command -v make >/dev/null || missing+=(make)
   command -v gcc >/dev/null || missing+=(gcc)
   command -v python3 >/dev/null || missing+=(python3)
+  { python3 -c 'import matplotlib' || /usr/bin/python3 -c 'import matplotlib'; } >/dev/null 2>&1 || missing+=(python3-matplotlib)
   if [ -z "${PG_CONFIG:-}" ]; then
     [ -x /usr/lib/postgresql/15/bin/postgres ] || missing+=(postgresql-15)
     [ -x /usr/lib/postgresql/15/bin/pg_config ] || missing+=(postgresql-server-dev-15)

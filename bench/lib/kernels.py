@@ -88,7 +88,7 @@ def parse_csv(text):
     rows = []
     lines = [l for l in text.splitlines() if l.strip() and not l.startswith("#")]
     for r in csv.DictReader(lines):
-        for k in ("key_bits", "log2_keys", "hit_pct", "build_attempts"):
+        for k in ("key_bits", "log2_slots", "hit_pct", "build_attempts"):
             r[k] = int(r[k])
         for k in ("load", "gkeys_per_s", "bw_fraction", "bytes_per_key", "mean_probes"):
             r[k] = float(r[k])
@@ -101,14 +101,14 @@ def summary(rows):
     largest table size measured, by load factor (as built)."""
     if not rows:
         return None
-    big = max(r["log2_keys"] for r in rows)
-    loads = sorted({r["load"] for r in rows if r["log2_keys"] == big})
+    big = max(r["log2_slots"] for r in rows)
+    loads = sorted({r["load"] for r in rows if r["log2_slots"] == big})
     table = {}
     for r in rows:
-        if r["log2_keys"] != big or (r["op"] == "lookup" and r["hit_pct"] != 100):
+        if r["log2_slots"] != big or (r["op"] == "lookup" and r["hit_pct"] != 100):
             continue
         key = ("%s k%d" % (r["method"], r["key_bits"]), r["op"], r["hit_pct"])
         table.setdefault(key, {})[r["load"]] = r["gkeys_per_s"]
-    return {"log2_keys": big, "loads": loads,
+    return {"log2_slots": big, "loads": loads,
             "table": [{"method": m, "op": op, "hit_pct": hit, "gkeys_per_s_by_load": v}
                       for (m, op, hit), v in sorted(table.items())]}

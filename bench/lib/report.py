@@ -66,10 +66,10 @@ def kernel_table(k):
         return "K (kernel benchmark): %s: %s" % (k["status"], k["reason"] or "no rows")
     lines = [] if k["status"] == "ok" else ["K (kernel benchmark): %s: %s" % (
         k["status"], k["reason"]), ""]
-    lines += ["K (kernel benchmark, `build/kbench %s`, %s): G keys/s at 2^%d keys by load factor; "
-             "all %d rows are in kbench.csv and results.json" % (
+    lines += ["K (kernel benchmark, `build/kbench %s`, %s): G keys/s in tables of 2^%d slots, by load factor; "
+             "all %d rows are in kbench.csv" % (
                  " ".join(k["args"] + ["--csv", "kbench.csv"]), k.get("device") or "?",
-                 s["log2_keys"], len(k["rows"])), "",
+                 s["log2_slots"], len(k["rows"])), "",
              "| method | op | " + " | ".join("load %.2f" % l for l in s["loads"]) + " |",
              "|---|---|" + "---|" * len(s["loads"])]
     for t in s["table"]:
@@ -188,11 +188,22 @@ def plots(doc, outdir):
     plt.close(fig)
     written.append("seconds.png")
 
-    # kernel lookup throughput against load factor
-    k = doc.get("kernels")
+    if kernel_plot(doc.get("kernels"), outdir):
+        written.append("kernel_throughput.png")
+    return written
+
+
+def kernel_plot(k, outdir):
+    """kernel_throughput.png: lookup G keys/s against load factor for each
+    method at the largest table size, one panel per hit rate.  False when
+    there are no lookup rows.  ImportError without matplotlib."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     if k and k.get("rows") and any(r["op"] == "lookup" for r in k["rows"]):
         rows = [r for r in k["rows"] if r["op"] == "lookup"]
-        big = max(r["log2_keys"] for r in rows)
+        big = max(r["log2_slots"] for r in rows)
         hits = sorted({r["hit_pct"] for r in rows}, reverse=True)
         series = sorted({(r["method"], r["key_bits"]) for r in rows})
         fig, axes = plt.subplots(1, len(hits), figsize=(5 * len(hits), 4.2), squeeze=False,
@@ -201,13 +212,13 @@ def plots(doc, outdir):
             for i, (m, kb) in enumerate(series):
                 pts = sorted((r["load"], r["gkeys_per_s"]) for r in rows
                              if r["method"] == m and r["key_bits"] == kb and r["hit_pct"] == hit
-                             and r["log2_keys"] == big)
+                             and r["log2_slots"] == big)
                 if pts:
                     ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
                             color="C%d" % i, ls="-" if kb == 32 else "--",
                             label="%s k%d" % (m, kb))
             ax.set_xlabel("load factor (as built)")
-            ax.set_title("lookup, hit %d %%, 2^%d keys" % (hit, big), fontsize=10)
+            ax.set_title("lookup, hit %d %%, 2^%d slots" % (hit, big), fontsize=10)
             ax.grid(alpha=0.3)
         axes[0][0].set_ylabel("G keys/s")
         axes[0][-1].legend(fontsize=7)
@@ -216,5 +227,5 @@ def plots(doc, outdir):
         fig.tight_layout()
         fig.savefig(os.path.join(outdir, "kernel_throughput.png"), dpi=120)
         plt.close(fig)
-        written.append("kernel_throughput.png")
-    return written
+        return True
+    return False
