@@ -20,8 +20,6 @@
 #include "gpu_internal.cuh"
 
 #include <cub/device/device_scan.cuh>
-#include <stdlib.h>
-#include <string.h>
 
 #define CUCKOO_BLOCK GHT_BUCKET_MAX
 #define NO_ITEM 0xFFFFFFFFu
@@ -122,7 +120,7 @@ template <typename KT>
 __global__ void __launch_bounds__(CUCKOO_BLOCK)
 cuckoo_buckets(ght_index ix, const KT *bkeys, const uint64_t *brefs, const uint32_t *start,
 			   const uint32_t *count, const uint32_t *todo, uint32_t seedno,
-			   uint32_t *failed, uint32_t *nfailed, int max_rounds, int ordered)
+			   uint32_t *failed, uint32_t *nfailed, int max_rounds)
 {
 	typedef typename ktraits<KT>::slot ST;
 	constexpr int SPG = ktraits<KT>::spg;
@@ -160,17 +158,13 @@ cuckoo_buckets(ght_index ix, const KT *bkeys, const uint64_t *brefs, const uint3
 	{
 		if (!__syncthreads_or(cur != NO_ITEM))
 			break;
-		/*
-		 * claim: a free slot in choice entry, entry+1 or entry+2.  With
-		 * `ordered`, every key tries its first choice before any key tries
-		 * its second, so that a key falling back to its second choice does
-		 * not take the slot of one for which that group is the first.
-		 */
-		for (uint32_t t = 0; t < GHT_SUBTABLES; t++)
+		/* claim: a free slot in choice entry, entry+1 or entry+2 */
+		if (cur != NO_ITEM)
 		{
-			if (cur != NO_ITEM)
+			KT			k = skeys[cur];
+
+			for (uint32_t t = 0; t < GHT_SUBTABLES; t++)
 			{
-				KT			k = skeys[cur];
 				uint32_t	j = (entry + t) % GHT_SUBTABLES;
 				uint32_t	g = ght_cuckoo_local_group(G, ix.shared_groups, j, ktraits<KT>::hash(k, seeds[j]));
 				uint32_t	pos = atomicAdd(&fill[g], 1u);
@@ -179,12 +173,9 @@ cuckoo_buckets(ght_index ix, const KT *bkeys, const uint64_t *brefs, const uint3
 				{
 					sitem[g * SPG + pos] = cur;
 					cur = NO_ITEM;
+					break;
 				}
 			}
-			if (ordered)
-				__syncthreads();
-			else if (cur == NO_ITEM)
-				break;
 		}
 		__syncthreads();
 		/* evict: all three groups were full, so every slot of them is written */
@@ -224,15 +215,6 @@ cuckoo_buckets(ght_index ix, const KT *bkeys, const uint64_t *brefs, const uint3
 	}
 	if (tid == 0)
 		ix.buckets[b] = ght_desc_make(ght_desc_first(desc), G, seedno);
-}
-
-/* Experiment switch (bench/NOTES.md): GHT_CUCKOO_CLAIM=ordered. */
-static int
-ordered_claims(void)
-{
-	const char *e = getenv("GHT_CUCKOO_CLAIM");
-
-	return e != NULL && strcmp(e, "ordered") == 0;
 }
 
 static size_t
@@ -381,7 +363,7 @@ cuckoo_build(ght_table *t, const KT *ukeys, const uint64_t *refs, uint64_t d)
 			cuckoo_buckets<KT><<<nlist, CUCKOO_BLOCK, smem, st>>>(*ix, bkeys.as<KT>(), brefs.as<uint64_t>(),
 																  start.as<uint32_t>(), count.as<uint32_t>(), list,
 																  seedno, failed.as<uint32_t>(), nfailed.as<uint32_t>(),
-																  GHT_CUCKOO_EVICTION_ROUNDS, ordered_claims());
+																  GHT_CUCKOO_EVICTION_ROUNDS);
 			GLAUNCH(ctx, "cuckoo_buckets");
 			GCHECK(ctx, cudaMemcpyAsync(&nf, nfailed.p, sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
 			GCHECK(ctx, cudaStreamSynchronize(st));
