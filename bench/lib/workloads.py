@@ -72,19 +72,18 @@ class Engine:
     to be usable; when it errors or returns something else, the engine is
     skipped with that as the recorded reason."""
 
-    def __init__(self, name, sql, settings, check=None, reference=False):
+    def __init__(self, name, sql, settings, check=None):
         self.name = name
         self.sql = sql
         self.settings = settings
         self.check = check
-        self.reference = reference
 
     def resolved_settings(self, cores):
         return {k: str(v).format(cores=cores) for k, v in self.settings.items()}
 
 
 ENGINES = [
-    Engine("native_serial", "native", {"max_parallel_workers_per_gather": 0}, reference=True),
+    Engine("native_serial", "native", {"max_parallel_workers_per_gather": 0}),
     Engine("native_parallel", "native",
            {"max_parallel_workers_per_gather": "{cores}", "max_parallel_workers": "{cores}"}),
     Engine("gpuhash_gpu", "gpuhash", {"gpuhash.device": "gpu"},
