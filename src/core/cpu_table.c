@@ -253,13 +253,6 @@ ght_cpu_build(ght_table *t, const void *keys, const void *payloads, uint64_t n)
 	ght_status	s;
 
 	memset(&dd, 0, sizeof(dd));
-	ix->method = t->opts.method;
-	ix->key_width = t->opts.key_width;
-	ix->payload_width = t->opts.payload_width;
-	ix->seed = ght_subseed(t->opts.seed, 0);
-	ix->group = (uint32_t) t->opts.linear_group;
-	ix->shared_groups = t->opts.cuckoo_layout == 2;
-	t->build_attempts = 1;
 
 	if (t->opts.flags & GHT_BUILD_MUTABLE)
 	{

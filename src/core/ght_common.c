@@ -320,6 +320,15 @@ ght_build(ght_ctx *ctx, const ght_build_opts *opts, const void *keys,
 	if (t->opts.cuckoo_layout == 0)
 		t->opts.cuckoo_layout = GHT_CUCKOO_DEFAULT_LAYOUT;
 
+	/* what both halves' probes need to know of the options */
+	t->ix.method = t->opts.method;
+	t->ix.key_width = t->opts.key_width;
+	t->ix.payload_width = t->opts.payload_width;
+	t->ix.seed = ght_subseed(t->opts.seed, 0);
+	t->ix.group = (uint32_t) t->opts.linear_group;
+	t->ix.shared_groups = t->opts.cuckoo_layout == 2;
+	t->build_attempts = 1;
+
 	if (ctx->dev == GHT_GPU)
 		s = ght_gpu_build(t, keys, payloads, n, keys_on_device);
 	else

@@ -194,19 +194,11 @@ ght_gpu_build(ght_table *t, const void *keys, const void *payloads, uint64_t n, 
 		dmem		dk(ctx),
 					dp(ctx);
 		int			rownum = (t->opts.flags & GHT_BUILD_ROWNUM_PAYLOAD) != 0;
-		ght_index  *ix = &t->ix;
 
 		if (n > GPU_MAX_BUILD_ROWS)
 			return ght_fail(ctx, GHT_ERR_TOO_LARGE, "a GPU table holds at most %llu rows",
 							(unsigned long long) GPU_MAX_BUILD_ROWS);
 		GCHECK(ctx, cudaSetDevice(ctx->gpu_id));
-		ix->method = t->opts.method;
-		ix->key_width = t->opts.key_width;
-		ix->payload_width = t->opts.payload_width;
-		ix->seed = ght_subseed(t->opts.seed, 0);
-		ix->group = (uint32_t) t->opts.linear_group;
-		ix->shared_groups = t->opts.cuckoo_layout == 2;
-		t->build_attempts = 1;
 
 		GTRY(gpu_upload(ctx, dk, keys, n * (size_t) t->opts.key_width, on_device));
 		if (!rownum)
