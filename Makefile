@@ -2,7 +2,8 @@
 #
 #   make / make install / make installcheck     as for any PGXS extension
 #   make check-core                             core hash-table tests, no PostgreSQL
-#   make bench-kernels                          the kernel benchmark binary (bench/)
+#   make bench-kernels                          the kernel benchmarks: build/kbench (GPU),
+#                                               build/cpubench (CPU)
 #
 # CUDA is used when $(NVCC) exists (CUDA_HOME=/usr/local/cuda by default);
 # without it the extension is built for the CPU alone (gpuhash.device=gpu then
@@ -89,11 +90,14 @@ build/test_core: test/core/test_core.c $(wildcard test/core/*.h) $(HOST_OBJS) $(
 build/kbench: bench/kbench.cu $(CUDA_LIB) $(CORE_H) $(HOST_OBJS)
 	$(NVCC) $(NVCCFLAGS) -o $@ $< $(HOST_OBJS) $(CUDA_LIB) -lcudart_static -ldl -lrt -lpthread
 
+build/cpubench: bench/cpubench.c $(HOST_OBJS) $(CUDA_LIB)
+	$(CORE_CC) $(CORE_ALL_CFLAGS) -o $@ $< $(HOST_OBJS) $(CUDA_LINK) -lm
+
 .PHONY: check-core bench-kernels clean-build
 check-core: build/test_core
 	./build/test_core $(CHECK_CORE_ARGS)
 
-bench-kernels: build/kbench
+bench-kernels: build/kbench build/cpubench
 
 clean-build:
 	rm -rf build

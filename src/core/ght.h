@@ -28,7 +28,9 @@
  *               Tables built with GHT_BUILD_MUTABLE accept concurrent batched
  *               inserts and deletes (ght_insert, ght_delete), grow by rehashing
  *               when they fill, and reclaim deleted keys when they rehash.
- *   GHT_AUTO    chooses by measured speed (see ght_choose_method).
+ *   GHT_AUTO    chooses by measured speed, each method at its default load:
+ *               linear on the CPU, on the GPU cuckoo below 2^21 keys and
+ *               linear from there (see ght_choose_method).
  *
  * The same layouts and algorithms exist on the CPU (C) and the GPU (CUDA).
  * Given the same input, both give the same answers in the same order, except

@@ -245,20 +245,23 @@ ght_build_opts_init(ght_build_opts *o, int key_width, int payload_width)
 }
 
 /*
- * Measured on the GPU host (bench/NOTES.md): cuckoo probes faster than
- * linear at every size once the table outgrows the L2 cache and builds at
- * a similar speed, so it is the default for static tables; mutable tables
- * must be linear.  On the CPU the same holds past a few thousand keys.
+ * Each method at its default load, measured (bench/NOTES.md, section 8):
+ * on the CPU linear probing builds 1.1-1.7x and probes 1.6-3x faster than
+ * cuckoo at every size; on the GPU linear builds faster at every size and probes
+ * faster once the table outgrows the L2 cache, while cuckoo probes faster
+ * below that and uses about half the memory.  Mutable tables must be linear.
  */
+#define GHT_AUTO_GPU_CUCKOO_BELOW ((uint64_t) 1 << 21)
+
 ght_method
 ght_choose_method(ght_device dev, uint64_t n, int key_width, int flags)
 {
-	(void) dev;
-	(void) n;
 	(void) key_width;
 	if (flags & GHT_BUILD_MUTABLE)
 		return GHT_LINEAR;
-	return GHT_CUCKOO;
+	if (dev == GHT_GPU && n < GHT_AUTO_GPU_CUCKOO_BELOW)
+		return GHT_CUCKOO;
+	return GHT_LINEAR;
 }
 
 ght_status
