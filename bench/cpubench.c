@@ -7,6 +7,7 @@
  * Usage: cpubench [--csv FILE] [--min-log2 N] [--max-log2 N]
  */
 #include "ght.h"
+#include "ght_layout.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,17 +21,6 @@ now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint32_t
-mix(uint32_t h)
-{
-	h ^= h >> 16;
-	h *= 0x7feb352du;
-	h ^= h >> 15;
-	h *= 0x846ca68bu;
-	h ^= h >> 16;
-	return h;
 }
 
 int
@@ -70,8 +60,8 @@ main(int argc, char **argv)
 
 		for (uint64_t i = 0; i < n; i++)
 		{
-			keys[i] = mix((uint32_t) i);
-			miss[i] = mix((uint32_t) (i + n));
+			keys[i] = ght_fmix32((uint32_t) i);
+			miss[i] = ght_fmix32((uint32_t) (i + n));
 		}
 		for (int m = GHT_CUCKOO; m <= GHT_LINEAR; m++)
 		{

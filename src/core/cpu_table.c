@@ -62,7 +62,7 @@ cpu_table_release(ght_table *t, int which)
 void
 ght_cpu_free(ght_table *t)
 {
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < GHT_MEM_COUNT; i++)
 		cpu_table_release(t, i);
 }
 

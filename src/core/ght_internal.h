@@ -38,6 +38,14 @@ struct ght_ctx
 	void	   *gpu;			/* struct ght_gpu_ctx (streams, scratch), GPU half only */
 };
 
+/* Allocation slots in ght_table.mem. */
+#define GHT_MEM_SLOTS	0
+#define GHT_MEM_BUCKETS 1
+#define GHT_MEM_OFFSETS 2
+#define GHT_MEM_PAYLOAD 3
+#define GHT_MEM_NEXT	4
+#define GHT_MEM_COUNT	5
+
 struct ght_table
 {
 	ght_ctx    *ctx;
@@ -52,17 +60,9 @@ struct ght_table
 	double		build_ms;
 	uint64_t	bytes;			/* table memory */
 	/* allocations owned (device pointers on the GPU) */
-	void	   *mem[6];
-	uint64_t	mem_bytes[6];
+	void	   *mem[GHT_MEM_COUNT];
+	uint64_t	mem_bytes[GHT_MEM_COUNT];
 };
-
-/* Allocation slots in ght_table.mem. */
-#define GHT_MEM_SLOTS	0
-#define GHT_MEM_BUCKETS 1
-#define GHT_MEM_OFFSETS 2
-#define GHT_MEM_PAYLOAD 3
-#define GHT_MEM_NEXT	4
-#define GHT_MEM_SPARE	5
 
 /* Errors: record a detail in the context and return the status. */
 ght_status	ght_fail(ght_ctx *ctx, ght_status s, const char *fmt,...)
@@ -86,7 +86,6 @@ struct ght_probe
 	uint64_t	n;				/* probe keys */
 	uint64_t	total;			/* matching pairs */
 	uint64_t	emitted;		/* pairs handed out so far */
-	uint64_t	next_probe;		/* LIST: first probe index not yet emitted */
 	uint32_t   *out_idx;		/* host (pinned on the GPU) */
 	uint64_t   *out_payload;
 	uint64_t	out_cap;

@@ -144,15 +144,11 @@ GHT_HD uint32_t ght_desc_first(uint64_t d) { return (uint32_t) d; }
 GHT_HD uint32_t ght_desc_groups(uint64_t d) { return (uint32_t) (d >> 32) & 0xFFFFu; }
 GHT_HD uint32_t ght_desc_seedno(uint64_t d) { return (uint32_t) (d >> 48); }
 
-/* First-level bucket: seed number 0 of the table seed, and up to 65535 bucket
- * seeds after it, so a reseeded bucket never reuses the first-level hash. */
-GHT_HD uint32_t
-ght_cuckoo_bucket_h(uint32_t h, uint32_t nbuckets)
-{
-	return ght_range(h, nbuckets);
-}
-
-/* Seed of sub-table j (0..2) for a bucket with seed number seedno. */
+/*
+ * Seed of sub-table j (0..2) for a bucket with seed number seedno.  Number 0
+ * of the family is the first-level (bucket) hash, so a reseeded bucket never
+ * reuses it.
+ */
 GHT_HD uint32_t
 ght_cuckoo_subseed(uint32_t seed, uint32_t seedno, uint32_t j)
 {

@@ -247,7 +247,7 @@ gpu_trace(ght_ctx *ctx, const char *what)
 extern "C" void
 ght_gpu_free(ght_table *t)
 {
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < GHT_MEM_COUNT; i++)
 	{
 		if (t->mem[i])
 			gpu_free(t->ctx, t->mem[i], t->mem_bytes[i]);

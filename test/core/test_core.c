@@ -38,6 +38,16 @@ static char fail_msg[1024];
 		return 0; \
 	} } while (0)
 
+/* Put "where: " in front of the failure message. */
+static void
+prefix_fail(const char *where)
+{
+	char		old[sizeof(fail_msg)];
+
+	memcpy(old, fail_msg, sizeof(old));
+	snprintf(fail_msg, sizeof(fail_msg), "%.31s: %.960s", where, old);
+}
+
 /* ---- random data -------------------------------------------------------- */
 
 static uint64_t rng_state;
@@ -646,10 +656,10 @@ case_load_factors(const config *c)
 		ok = check_table(&c2, k, v, n, x, 1000);
 		if (!ok)
 		{
-			char		m[1024];
+			char		where[32];
 
-			snprintf(m, sizeof(m), "load %.2f: %s", loads[i], fail_msg);
-			memcpy(fail_msg, m, sizeof(m));
+			snprintf(where, sizeof(where), "load %.2f", loads[i]);
+			prefix_fail(where);
 		}
 	}
 	free(k);
@@ -696,10 +706,10 @@ case_probe_groups(const config *c)
 		ok = check_table(&c2, k, v, n, x, 1000);
 		if (!ok)
 		{
-			char		m[1024];
+			char		where[32];
 
-			snprintf(m, sizeof(m), "group %d: %s", g, fail_msg);
-			memcpy(fail_msg, m, sizeof(m));
+			snprintf(where, sizeof(where), "group %d", g);
+			prefix_fail(where);
 		}
 	}
 	free(k);
@@ -825,10 +835,10 @@ case_mutable(const config *c)
 				&& check_stats(&cm, t, live, count_distinct(&ref));
 			if (!ok)
 			{
-				char		m[1024];
+				char		where[32];
 
-				snprintf(m, sizeof(m), "round %d: %s", round, fail_msg);
-				memcpy(fail_msg, m, sizeof(m));
+				snprintf(where, sizeof(where), "round %d", round);
+				prefix_fail(where);
 			}
 			free(probes);
 			free(ref.rows);
