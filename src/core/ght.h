@@ -198,6 +198,20 @@ ght_status	ght_build(ght_ctx *ctx, const ght_build_opts *opts,
 
 void		ght_table_free(ght_table *t);
 
+/*
+ * Table images: a static table written into one flat, position-independent
+ * buffer, so that other processes can use it (e.g. through shared memory).
+ * ght_table_image_size gives the bytes needed; ght_table_image_write fills
+ * buf (8-byte aligned) with them.  ght_table_attach_image makes a read-only
+ * table of ctx from an image: a CPU context reads the image in place (it
+ * must outlive the table), a GPU context copies it to its device.  Mutable
+ * tables have no image (GHT_ERR_UNSUPPORTED).
+ */
+ght_status	ght_table_image_size(ght_table *t, uint64_t *bytes);
+ght_status	ght_table_image_write(ght_table *t, void *buf, uint64_t bytes);
+ght_status	ght_table_attach_image(ght_ctx *ctx, const void *buf, uint64_t bytes,
+								   ght_table **out);
+
 /* The method GHT_AUTO resolves to for a build of n rows on dev. */
 ght_method	ght_choose_method(ght_device dev, uint64_t n, int key_width, int flags);
 

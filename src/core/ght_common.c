@@ -351,7 +351,9 @@ ght_table_free(ght_table *t)
 {
 	if (t == NULL)
 		return;
-	if (t->ctx->dev == GHT_GPU)
+	if (t->borrowed)
+		;						/* the image's owner frees it */
+	else if (t->ctx->dev == GHT_GPU)
 		ght_gpu_free(t);
 	else
 		ght_cpu_free(t);

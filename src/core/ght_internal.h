@@ -59,6 +59,7 @@ struct ght_table
 	uint32_t	build_attempts;
 	double		build_ms;
 	uint64_t	bytes;			/* table memory */
+	int			borrowed;		/* mem[] lies in someone else's image: never freed */
 	/* allocations owned (device pointers on the GPU) */
 	void	   *mem[GHT_MEM_COUNT];
 	uint64_t	mem_bytes[GHT_MEM_COUNT];
@@ -126,6 +127,8 @@ ght_status	ght_gpu_insert(ght_table *t, const void *keys, const void *payloads, 
 ght_status	ght_gpu_delete(ght_table *t, const void *keys, uint64_t n, uint64_t *removed);
 ght_status	ght_gpu_export(ght_table *t, void *keys, uint64_t *payloads, uint64_t *n_out);
 ght_status	ght_gpu_probe_stats(ght_table *t, double *mean, uint32_t *max);
+ght_status	ght_gpu_image_arrays(ght_table *t, void *const dst[GHT_MEM_COUNT]);
+ght_status	ght_gpu_attach_arrays(ght_table *t, const void *const src[GHT_MEM_COUNT]);
 ght_status	ght_gpu_mixed_batch(ght_table *t, const uint8_t *ops, const void *keys,
 								const uint64_t *payloads, uint64_t n, uint8_t *found);
 

@@ -207,3 +207,46 @@ ght_gpu_probe_stats(ght_table *t, double *mean, uint32_t *max)
 		return GHT_OK;
 	})
 }
+
+/* ---- table images (ght_image.c) ----------------------------------------- */
+
+extern "C" ght_status
+ght_gpu_image_arrays(ght_table *t, void *const dst[GHT_MEM_COUNT])
+{
+	ght_ctx    *ctx = t->ctx;
+
+	GPU_ENTRY(ctx, {
+		GTRY(gpu_sync(ctx));
+		for (int i = 0; i < GHT_MEM_COUNT; i++)
+			if (dst[i] != NULL && t->mem[i] != NULL)
+				GCHECK(ctx, cudaMemcpy(dst[i], t->mem[i], t->mem_bytes[i], cudaMemcpyDeviceToHost));
+		return GHT_OK;
+	})
+}
+
+/*
+ * t->mem_bytes[] holds the sizes wanted; each allocation is adopted by the
+ * table as soon as it exists, so a failure part way frees what was made.
+ */
+extern "C" ght_status
+ght_gpu_attach_arrays(ght_table *t, const void *const src[GHT_MEM_COUNT])
+{
+	ght_ctx    *ctx = t->ctx;
+
+	GPU_ENTRY(ctx, {
+		for (int i = 0; i < GHT_MEM_COUNT; i++)
+		{
+			size_t		bytes = t->mem_bytes[i];
+			dmem		m(ctx);
+
+			t->mem_bytes[i] = 0;
+			if (src[i] == NULL || bytes == 0)
+				continue;
+			GTRY(m.alloc(bytes));
+			GCHECK(ctx, cudaMemcpyAsync(m.p, src[i], bytes, cudaMemcpyHostToDevice, gctx(ctx)->stream[0]));
+			gpu_table_adopt(t, i, m);
+		}
+		GTRY(gpu_sync(ctx));
+		return GHT_OK;
+	})
+}

@@ -56,3 +56,5 @@ ght_status ght_gpu_delete(ght_table *t, const void *k, uint64_t n, uint64_t *r) 
 ght_status ght_gpu_export(ght_table *t, void *k, uint64_t *p, uint64_t *n) { return UNREACHABLE(t->ctx); }
 ght_status ght_gpu_probe_stats(ght_table *t, double *m, uint32_t *x) { return UNREACHABLE(t->ctx); }
 ght_status ght_gpu_mixed_batch(ght_table *t, const uint8_t *o, const void *k, const uint64_t *p, uint64_t n, uint8_t *f) { return UNREACHABLE(t->ctx); }
+ght_status ght_gpu_image_arrays(ght_table *t, void *const d[GHT_MEM_COUNT]) { return UNREACHABLE(t->ctx); }
+ght_status ght_gpu_attach_arrays(ght_table *t, const void *const s[GHT_MEM_COUNT]) { return UNREACHABLE(t->ctx); }

@@ -52,6 +52,10 @@ prefix_fail(const char *where)
 
 static uint64_t rng_state;
 
+/* the contexts of the run: the CPU's always, the GPU's when there is one */
+static ght_ctx *cpu_ctx,
+		   *gpu_ctx;
+
 static uint64_t
 rnd(void)
 {
@@ -433,6 +437,77 @@ count_distinct(const ref_table *r)
  * Build from keys/payloads, then probe with every build key plus `extra`
  * other keys, and check contains, semi, anti, inner pairs, export, stats.
  */
+/*
+ * The table's image, attached to the CPU context and (when there is one) to
+ * the GPU context, must answer every probe as the table does: a table built
+ * on either device is usable on either.
+ */
+static int
+check_images(const config *c, ght_table *t, const ref_table *ref,
+			 const uint64_t *probes, uint64_t np)
+{
+	uint64_t	bytes;
+	void	   *img;
+	int			ok = 1;
+
+	if (c->flags & 1)			/* GHT_BUILD_MUTABLE: no image */
+	{
+		CHECK(ght_table_image_size(t, &bytes) == GHT_ERR_UNSUPPORTED, "mutable table gave an image");
+		return 1;
+	}
+	CHECK(ght_table_image_size(t, &bytes) == GHT_OK, "image size: %s", ght_ctx_error_detail(c->ctx));
+	img = aligned_alloc(64, (bytes + 63) & ~(uint64_t) 63);
+	CHECK(img != NULL, "no memory for an image of %" PRIu64 " bytes", bytes);
+	if (ght_table_image_write(t, img, bytes) != GHT_OK)
+	{
+		snprintf(fail_msg, sizeof(fail_msg), "image write: %s", ght_ctx_error_detail(c->ctx));
+		free(img);
+		return 0;
+	}
+	for (int d = 0; d < 2 && ok; d++)
+	{
+		ght_ctx    *ctx = d == 0 ? cpu_ctx : gpu_ctx;
+		config		ac = *c;
+		ght_table  *a;
+		uint64_t	before;
+
+		if (ctx == NULL)
+			continue;
+		before = ght_ctx_device_bytes(ctx);
+		ac.ctx = ctx;
+		if (ght_table_attach_image(ctx, img, bytes, &a) != GHT_OK)
+		{
+			snprintf(fail_msg, sizeof(fail_msg), "attach on %s: %s", d == 0 ? "cpu" : "gpu",
+					 ght_ctx_error_detail(ctx));
+			ok = 0;
+			break;
+		}
+		ok = check_probes(&ac, a, ref, probes, np, 1 << 20);
+		ght_table_free(a);
+		if (ok && ght_ctx_device_bytes(ctx) != before)
+		{
+			snprintf(fail_msg, sizeof(fail_msg), "attached image left %" PRIu64 " device bytes",
+					 ght_ctx_device_bytes(ctx) - before);
+			ok = 0;
+		}
+	}
+	/* a damaged header is refused, not trusted */
+	if (ok)
+	{
+		ght_table  *a = NULL;
+
+		((uint32_t *) img)[0] ^= 1;
+		if (ght_table_attach_image(cpu_ctx, img, bytes, &a) != GHT_ERR_INVALID || a != NULL)
+		{
+			snprintf(fail_msg, sizeof(fail_msg), "a damaged image was attached");
+			ght_table_free(a);
+			ok = 0;
+		}
+	}
+	free(img);
+	return ok;
+}
+
 static int
 check_table_passes(const config *c, const uint64_t *keys, const uint64_t *payloads, uint64_t n,
 				   const uint64_t *extra, uint64_t nextra, int thorough)
@@ -470,7 +545,8 @@ check_table_passes(const config *c, const uint64_t *keys, const uint64_t *payloa
 	ok = (!thorough || check_probes(c, t, &ref, probes, np, 1000))
 		&& check_probes(c, t, &ref, probes, np, thorough ? 1 << 30 : 1 << 20)
 		&& check_export(c, t, &ref)
-		&& check_stats(c, t, n, count_distinct(&ref));
+		&& check_stats(c, t, n, count_distinct(&ref))
+		&& check_images(c, t, &ref, probes, np);
 	ght_table_free(t);
 	if (ok && ght_ctx_device_bytes(c->ctx) != before)
 	{
@@ -1073,8 +1149,6 @@ case_concurrent(const config *c)
  * the CPU (where the reference check alone takes a minute per configuration
  * at 10M), 1M with --quick.
  */
-static ght_ctx *cpu_ctx,
-		   *gpu_ctx;
 
 static int
 fetch_all(ght_ctx *ctx, ght_table *t, const void *pk, uint64_t np, uint64_t **pairs, uint64_t *m)
