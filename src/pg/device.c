@@ -154,6 +154,17 @@ gpu_context(bool required)
 	return NULL;
 }
 
+/*
+ * Whether a GPU answers, without creating a context: the planner asks this
+ * to cost a join, and a plan may never run.
+ */
+bool
+gpuhash_gpu_usable(void)
+{
+	probe_gpus();
+	return gpu_usable;
+}
+
 ght_ctx *
 gpuhash_current_ctx(void)
 {

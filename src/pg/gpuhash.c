@@ -11,6 +11,8 @@
 
 #include "utils/guc.h"
 
+#include "join_node.h"
+
 PG_MODULE_MAGIC;
 
 void		_PG_init(void);
@@ -54,6 +56,9 @@ _PG_init(void)
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);
+
+	/* the planner's GpuHashJoin: its GUCs, hook and node methods */
+	gpuhash_join_init();
 
 	MarkGUCPrefixReserved("gpuhash");
 }

@@ -43,6 +43,8 @@ extern int	gpuhash_batch_rows;
 
 /* The context the current settings resolve to; ERROR if there is none. */
 extern ght_ctx *gpuhash_current_ctx(void);
+/* Whether a GPU is usable (found out once per backend; creates no context). */
+extern bool gpuhash_gpu_usable(void);
 
 /* ereport(ERROR) for a failed core call; "what" completes "could not %s". */
 extern void gpuhash_report(ght_ctx *ctx, ght_status status,

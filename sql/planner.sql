@@ -1,0 +1,137 @@
+--
+-- The planner's GpuHashJoin: plans, and the same rows with the path on and off.
+--
+-- The path is offered on the GPU when there is one, and on the CPU twin when
+-- gpuhash.device = cpu; this file uses whichever this host has.  EXPLAIN
+-- lines naming the device and method are left out so that one expected
+-- output fits both.
+--
+LOAD 'gpuhash';
+SELECT set_config('gpuhash.device',
+                  CASE WHEN gpuhash_backend() = 'gpu' THEN 'gpu' ELSE 'cpu' END, false) IS NOT NULL AS device_set;
+
+CREATE FUNCTION pg_temp.plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE l text;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    IF l !~ '(Device|Hash Method): ' THEN RETURN NEXT l; END IF;
+  END LOOP;
+END $$;
+
+-- Runs q with native joins disabled (so the GPU path is taken when offered)
+-- and with gpuhash.enable_join off, and compares the results as multisets.
+CREATE FUNCTION pg_temp.same(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  used boolean; n bigint; only_on bigint; only_off bigint; plan text;
+BEGIN
+  PERFORM set_config('enable_hashjoin', 'off', true);
+  PERFORM set_config('enable_mergejoin', 'off', true);
+  PERFORM set_config('enable_nestloop', 'off', true);
+  FOR plan IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    used := coalesce(used, false) OR plan ~ 'GpuHashJoin';
+  END LOOP;
+  EXECUTE 'CREATE TEMP TABLE r_on AS SELECT s::text AS r FROM (' || q || ') s';
+  PERFORM set_config('enable_hashjoin', 'on', true);
+  PERFORM set_config('enable_mergejoin', 'on', true);
+  PERFORM set_config('enable_nestloop', 'on', true);
+  PERFORM set_config('gpuhash.enable_join', 'off', true);
+  EXECUTE 'CREATE TEMP TABLE r_off AS SELECT s::text AS r FROM (' || q || ') s';
+  PERFORM set_config('gpuhash.enable_join', 'on', true);
+  SELECT count(*) INTO n FROM r_off;
+  SELECT count(*) INTO only_on FROM (SELECT * FROM r_on EXCEPT ALL SELECT * FROM r_off) x;
+  SELECT count(*) INTO only_off FROM (SELECT * FROM r_off EXCEPT ALL SELECT * FROM r_on) x;
+  DROP TABLE r_on; DROP TABLE r_off;
+  RETURN CASE WHEN NOT used THEN 'GpuHashJoin not used'
+              WHEN only_on + only_off = 0 THEN format('same %s rows', n)
+              ELSE format('DIFFERENT: %s rows only with the path, %s only without', only_on, only_off) END;
+END $$;
+
+-- data: duplicates, NULL keys, the 4-byte table's empty marker and extremes
+CREATE TABLE pf (k int4, k2 int2, k8 int8, v int4, t text);
+CREATE TABLE pd (k int4, k2 int2, k8 int8, v int4, t text);
+INSERT INTO pf SELECT CASE WHEN i % 17 = 0 THEN NULL ELSE (i * 7919) % 1500 END,
+                      ((i * 31) % 700)::int2, ((i * 7919) % 1500)::int8 * 3000000000, i % 100,
+                      'f' || i
+               FROM generate_series(1, 6000) i;
+INSERT INTO pd SELECT CASE WHEN i % 23 = 0 THEN NULL ELSE (i * 104729) % 1200 END,
+                      ((i * 13) % 500)::int2, ((i * 104729) % 1200)::int8 * 3000000000, i % 50,
+                      repeat('d', i % 40) || i
+               FROM generate_series(1, 2000) i;
+INSERT INTO pf VALUES (-2147483648, -32768, -9223372036854775808, 1, 'min'),
+                      (2147483647, 32767, 9223372036854775807, 2, 'max'),
+                      (0, 0, 0, 3, 'zero'), (-1, -1, -1, 4, 'minus one'),
+                      (-2147483648, -32768, -9223372036854775808, 5, 'min again');
+INSERT INTO pd VALUES (-2147483648, -32768, -9223372036854775808, 1, 'min'),
+                      (2147483647, 32767, 9223372036854775807, 2, 'max'),
+                      (-1, -1, -1, 4, 'minus one'), (NULL, NULL, NULL, 9, 'null');
+CREATE TABLE pe (k int4, w int4);
+INSERT INTO pe SELECT i, i % 7 FROM generate_series(0, 1499, 3) i;
+CREATE TABLE pempty (k int4, v int4);
+ANALYZE pf; ANALYZE pd; ANALYZE pe; ANALYZE pempty;
+
+-- plans
+SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off;
+SELECT * FROM pg_temp.plan('SELECT pf.t, pd.t FROM pf JOIN pd ON pf.k = pd.k');
+SELECT * FROM pg_temp.plan('SELECT pf.t FROM pf JOIN pd ON pf.k = pd.k AND pf.v > pd.v');
+SELECT * FROM pg_temp.plan('SELECT pf.t FROM pf WHERE EXISTS (SELECT 1 FROM pd WHERE pd.k = pf.k)');
+SELECT * FROM pg_temp.plan('SELECT pf.t FROM pf WHERE pf.k IN (SELECT k FROM pd WHERE v < 10)');
+SELECT * FROM pg_temp.plan('SELECT pf.t FROM pf WHERE NOT EXISTS (SELECT 1 FROM pd WHERE pd.k = pf.k AND pd.v < pf.v)');
+SELECT * FROM pg_temp.plan('SELECT pf.t FROM pf JOIN pd ON pf.k8 = pd.k');
+RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
+
+-- few outer rows and an index on the inner side: an index nested loop wins
+CREATE INDEX pd_k ON pd (k);
+ANALYZE pd;
+SELECT * FROM pg_temp.plan('SELECT pd.t FROM pf JOIN pd ON pf.k = pd.k WHERE pf.t = ''f42''');
+DROP INDEX pd_k;
+-- gpuhash.enable_join = off never offers the path
+SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off;
+SET gpuhash.enable_join = off;
+SELECT count(*) AS gpu_nodes FROM pg_temp.plan('SELECT pf.t FROM pf JOIN pd ON pf.k = pd.k') p
+WHERE p ~ 'GpuHashJoin';
+RESET gpuhash.enable_join;
+RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
+
+-- the corpus: same rows with the path on and off
+SELECT q, pg_temp.same(q) FROM (VALUES
+  ('SELECT pf.*, pd.* FROM pf JOIN pd ON pf.k = pd.k'),
+  ('SELECT pf.t, pd.t FROM pf JOIN pd ON pd.k = pf.k AND pf.v > pd.v'),
+  ('SELECT pf.t, pd.t FROM pf JOIN pd ON pf.k = pd.k WHERE pd.t LIKE ''%1%'' OR pf.v + pd.v = 7'),
+  ('SELECT pf.t, pd.k8 FROM pf JOIN pd ON pf.k8 = pd.k8'),
+  ('SELECT pf.t, pd.k FROM pf JOIN pd ON pf.k8 = pd.k'),
+  ('SELECT pf.k2, pd.k FROM pf JOIN pd ON pf.k2 = pd.k'),
+  ('SELECT pf.k2, pd.k2 FROM pf JOIN pd ON pf.k2 = pd.k2'),
+  ('SELECT pf.t FROM pf WHERE EXISTS (SELECT 1 FROM pd WHERE pd.k = pf.k)'),
+  ('SELECT pf.t FROM pf WHERE pf.k IN (SELECT k FROM pd WHERE v < 10)'),
+  ('SELECT pf.t FROM pf WHERE EXISTS (SELECT 1 FROM pd WHERE pd.k = pf.k AND pd.v > pf.v)'),
+  ('SELECT pf.t FROM pf WHERE pf.k8 IN (SELECT k8 FROM pd)'),
+  ('SELECT pf.t FROM pf WHERE NOT EXISTS (SELECT 1 FROM pd WHERE pd.k = pf.k)'),
+  ('SELECT pf.t FROM pf WHERE NOT EXISTS (SELECT 1 FROM pd WHERE pd.k = pf.k AND pd.v < pf.v)'),
+  ('SELECT pf.t FROM pf WHERE NOT EXISTS (SELECT 1 FROM pd WHERE pd.k2 = pf.k2) AND pf.v < 50'),
+  ('SELECT pf.t, pd.t, pe.w FROM pf JOIN pd ON pf.k = pd.k JOIN pe ON pe.k = pd.k'),
+  ('SELECT pe.w, count(*), sum(pf.v) FROM pf JOIN pe ON pf.k = pe.k GROUP BY pe.w'),
+  ('SELECT pf.t FROM pf JOIN pempty ON pf.k = pempty.k'),
+  ('SELECT pf.t FROM pempty JOIN pf ON pf.k = pempty.k'),
+  ('SELECT pf.t FROM pf WHERE NOT EXISTS (SELECT 1 FROM pempty WHERE pempty.k = pf.k)'),
+  ('SELECT x, (SELECT count(*) FROM pf JOIN pd ON pf.k = pd.k WHERE pf.v < x) FROM generate_series(1, 4) x'),
+  ('SELECT x, (SELECT count(*) FROM pf JOIN pd ON pf.k = pd.k WHERE pd.v < x) FROM generate_series(1, 4) x'),
+  ('SELECT x, (SELECT count(*) FROM pf WHERE NOT EXISTS (SELECT 1 FROM pd WHERE pd.k = pf.k AND pd.v < x)) FROM generate_series(1, 3) x')
+) AS c(q);
+
+-- parallel: the outer side split among workers that share one build
+SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2;
+SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off;
+SELECT * FROM pg_temp.plan('SELECT count(*), sum(pf.v + pd.v) FROM pf JOIN pd ON pf.k = pd.k');
+RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
+SELECT q, pg_temp.same(q) FROM (VALUES
+  ('SELECT count(*), sum(pf.v + pd.v), max(pd.t) FROM pf JOIN pd ON pf.k = pd.k'),
+  ('SELECT pf.t, pd.t FROM pf JOIN pd ON pf.k = pd.k AND pf.v > pd.v'),
+  ('SELECT count(*) FROM pf WHERE EXISTS (SELECT 1 FROM pd WHERE pd.k = pf.k)'),
+  ('SELECT pf.t FROM pf WHERE NOT EXISTS (SELECT 1 FROM pd WHERE pd.k = pf.k AND pd.v < pf.v)'),
+  ('SELECT x, (SELECT count(*) FROM pf JOIN pd ON pf.k = pd.k WHERE pd.v < x) FROM generate_series(1, 3) x')
+) AS c(q);
+RESET parallel_setup_cost; RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size; RESET max_parallel_workers_per_gather;
+
+DROP TABLE pf, pd, pe, pempty;

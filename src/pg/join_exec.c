@@ -1,0 +1,668 @@
+/*
+ * join_exec.c - executing a GpuHashJoin in one process.
+ *
+ * The inner plan is read once into a column store and its keys hashed into
+ * one table (join_parallel.c shares that work in a parallel query).  The
+ * outer plan is then read in batches of gpuhash.batch_rows rows: the keys
+ * of a batch go to the table in one call, and what comes back is compact
+ * (pairs of row numbers, or a byte per row), from which result tuples are
+ * formed one at a time as the parent asks for them.
+ */
+#include "gpuhash_pg.h"
+
+#include "access/parallel.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "portability/instr_time.h"
+#include "utils/memutils.h"
+#include "utils/ruleutils.h"
+
+#include "join_state.h"
+
+static void begin_gpu_join(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *exec_gpu_join(CustomScanState *node);
+static void end_gpu_join(CustomScanState *node);
+static void rescan_gpu_join(CustomScanState *node);
+static void explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es);
+
+static const CustomExecMethods gpu_join_exec_methods = {
+	.CustomName = GPUHASH_JOIN_NAME,
+	.BeginCustomScan = begin_gpu_join,
+	.ExecCustomScan = exec_gpu_join,
+	.EndCustomScan = end_gpu_join,
+	.ReScanCustomScan = rescan_gpu_join,
+	.EstimateDSMCustomScan = gpuhash_join_estimate_dsm,
+	.InitializeDSMCustomScan = gpuhash_join_init_dsm,
+	.ReInitializeDSMCustomScan = gpuhash_join_reinit_dsm,
+	.InitializeWorkerCustomScan = gpuhash_join_init_worker,
+	.ShutdownCustomScan = gpuhash_join_shutdown,
+	.ExplainCustomScan = explain_gpu_join,
+};
+
+void
+gpuhash_join_register_exec(void)
+{
+	/* nothing to register: the scan methods point at gpu_join_exec_methods */
+}
+
+Node *
+gpuhash_join_create_state(CustomScan *cscan)
+{
+	GpuJoinState *gj = palloc0(sizeof(GpuJoinState));
+	List	   *priv = cscan->custom_private;
+
+	NodeSetTag(gj, T_CustomScanState);
+	gj->css.flags = cscan->flags;
+	gj->css.methods = &gpu_join_exec_methods;
+	gj->jointype = intVal(list_nth(priv, GJ_PRIV_JOINTYPE));
+	gj->outer_key = intVal(list_nth(priv, GJ_PRIV_OUTER_KEY));
+	gj->inner_key = intVal(list_nth(priv, GJ_PRIV_INNER_KEY));
+	gj->outer_type = intVal(list_nth(priv, GJ_PRIV_OUTER_TYPE));
+	gj->inner_type = intVal(list_nth(priv, GJ_PRIV_INNER_TYPE));
+	gj->plan_method = intVal(list_nth(priv, GJ_PRIV_METHOD));
+	gj->plan_device = intVal(list_nth(priv, GJ_PRIV_DEVICE));
+	gj->inner_partial = intVal(list_nth(priv, GJ_PRIV_INNER_PARTIAL)) != 0;
+	gj->est_build_rows = floatVal(list_nth(priv, GJ_PRIV_BUILD_ROWS));
+	gj->key_width = (gj->outer_type == INT8OID || gj->inner_type == INT8OID) ? 8 : 4;
+	return (Node *) gj;
+}
+
+static void
+begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuJoinState *gj = (GpuJoinState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	PlanState  *outer;
+	PlanState  *inner;
+
+	outer = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
+	inner = ExecInitNode(lsecond(cscan->custom_plans), estate, eflags);
+	node->custom_ps = list_make2(outer, inner);
+	gj->n_outer = ExecGetResultType(outer)->natts;
+	gj->n_inner = ExecGetResultType(inner)->natts;
+	gj->join_qual = ExecInitQual(list_delete_first(list_copy(cscan->custom_exprs)),
+								 &node->ss.ps);
+	gj->keep_inner = gj->jointype == JOIN_INNER || gj->join_qual != NULL;
+
+	gj->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHashJoin build",
+										ALLOCSET_DEFAULT_SIZES);
+	gj->batch_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHashJoin batch",
+										  ALLOCSET_DEFAULT_SIZES);
+	gj->batch_rows = (uint64) gpuhash_batch_rows;
+}
+
+/* The device context, created on first use (its time is setup). */
+ght_ctx *
+gpuhash_join_ctx(GpuJoinState *gj)
+{
+	if (gj->ctx == NULL)
+	{
+		instr_time	start;
+		MemoryContext cxt = gj->css.ss.ps.state->es_query_cxt;
+
+		INSTR_TIME_SET_CURRENT(start);
+		gj->ctx = gpuhash_current_ctx();
+		gj->stats.setup_ms = elapsed_ms_since(start);
+		gj->stats.device = ght_ctx_device(gj->ctx);
+		gj->table = gpuhash_res_new(gj->run_cxt, gj->ctx, GPUHASH_RES_TABLE);
+		gj->build_keys = gpuhash_res_new(gj->run_cxt, gj->ctx, GPUHASH_RES_HOST);
+		gj->outer_keys = gpuhash_res_new(cxt, gj->ctx, GPUHASH_RES_HOST);
+		gj->found = gpuhash_res_new(cxt, gj->ctx, GPUHASH_RES_HOST);
+		gj->probe = gpuhash_res_new(cxt, gj->ctx, GPUHASH_RES_PROBE);
+	}
+	return gj->ctx;
+}
+
+static inline void
+put_key(void *keys, int width, uint64 i, int64 v)
+{
+	if (width == 4)
+		((int32 *) keys)[i] = (int32) v;
+	else
+		((int64 *) keys)[i] = v;
+}
+
+/*
+ * Read the whole inner plan (or this participant's share of it) into store,
+ * with the keys in gj->build_keys.  Rows with a NULL key can never match,
+ * and no join type returns unmatched inner rows, so they are dropped.
+ */
+void
+gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, uint64 *nkeys)
+{
+	PlanState  *inner = lsecond(gj->css.custom_ps);
+	int			w = gj->key_width;
+	uint64		n = 0,
+				cap = 0;
+	void	   *keys = NULL;
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	gpuhash_join_ctx(gj);
+	gpuhash_store_init(store, gj->run_cxt, ExecGetResultType(inner), gj->keep_inner);
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(inner);
+		Datum		key;
+		bool		isnull;
+
+		if (TupIsNull(slot))
+			break;
+		key = slot_getattr(slot, gj->inner_key, &isnull);
+		if (isnull)
+			continue;
+		if (n == cap)
+		{
+			cap = Max(cap * 2, 65536);
+			keys = gpuhash_res_host_grow(gj->build_keys, n * w, cap * w);
+		}
+		put_key(keys, w, n, gpuhash_key_value(gj->inner_type, key));
+		n++;
+		if (gj->keep_inner)
+		{
+			slot_getallattrs(slot);
+			gpuhash_store_append(store, slot->tts_values, slot->tts_isnull);
+		}
+		else
+			store->nrows++;
+	}
+	*nkeys = n;
+	gj->stats.collect_ms += elapsed_ms_since(start);
+}
+
+/* Hash keys[0..nkeys) into gj->table; payload i is build row i. */
+void
+gpuhash_join_build_table(GpuJoinState *gj, const void *keys, uint64 nkeys)
+{
+	ght_build_opts opts;
+	ght_stats	st;
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	ght_build_opts_init(&opts, gj->key_width, 4);
+	opts.flags = GHT_BUILD_ROWNUM_PAYLOAD;
+	gpuhash_check(gj->ctx,
+				  ght_build(gj->ctx, &opts, keys, NULL, nkeys, 0,
+							(ght_table **) &gj->table->ptr),
+				  "build the hash table");
+	gj->stats.build_ms += elapsed_ms_since(start);
+	gj->stats.built = true;
+	gj->stats.build_rows = nkeys;
+	gpuhash_check(gj->ctx, ght_table_stats(gj->table->ptr, &st), "read the table's statistics");
+	gj->stats.method = st.method;
+	gj->stats.table_bytes = st.bytes;
+}
+
+static void
+build_local(GpuJoinState *gj)
+{
+	uint64		nkeys;
+
+	gpuhash_join_collect(gj, &gj->inner, &nkeys);
+	gpuhash_join_build_table(gj, gj->build_keys->ptr, nkeys);
+	gpuhash_res_release(gj->build_keys);
+}
+
+static void
+ensure_built(GpuJoinState *gj)
+{
+	if (gj->built)
+		return;
+	gj->stats.ran = true;
+	if (gj->shared != NULL)
+		gpuhash_join_build_shared(gj);
+	else
+		build_local(gj);
+	gj->built = true;
+
+	/* the outer batch: columns, keys, and per-row flags */
+	gpuhash_store_init(&gj->outer, gj->batch_cxt,
+					   ExecGetResultType(linitial(gj->css.custom_ps)), true);
+	gpuhash_res_host_alloc(gj->outer_keys, gj->batch_rows * gj->key_width);
+	if (gj->jointype != JOIN_INNER)
+	{
+		gpuhash_res_host_alloc(gj->found, gj->batch_rows);
+		gj->row_match = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows);
+		if (gj->jointype == JOIN_ANTI)
+			gj->key_row = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows * sizeof(uint32));
+	}
+}
+
+static void
+note_device_bytes(GpuJoinState *gj)
+{
+	uint64		b = ght_ctx_device_bytes(gj->ctx);
+
+	if (b > gj->stats.peak_device_bytes)
+		gj->stats.peak_device_bytes = b;
+}
+
+/*
+ * Fill the outer batch.  Inner and semi joins drop rows with NULL keys (they
+ * match nothing); anti joins keep them, unmatched.
+ */
+static void
+load_batch(GpuJoinState *gj)
+{
+	PlanState  *outer = linitial(gj->css.custom_ps);
+	void	   *keys = gj->outer_keys->ptr;
+	int			w = gj->key_width;
+
+	gpuhash_store_reset(&gj->outer);
+	gj->nkeys = 0;
+	while (gj->outer.nrows < gj->batch_rows)
+	{
+		TupleTableSlot *slot = ExecProcNode(outer);
+		bool		isnull;
+		Datum		key;
+		uint64		row;
+
+		if (TupIsNull(slot))
+		{
+			gj->outer_done = true;
+			break;
+		}
+		slot_getallattrs(slot);
+		key = slot->tts_values[gj->outer_key - 1];
+		isnull = slot->tts_isnull[gj->outer_key - 1];
+		if (isnull && gj->jointype != JOIN_ANTI)
+			continue;
+		row = gpuhash_store_append(&gj->outer, slot->tts_values, slot->tts_isnull);
+		if (isnull)
+			continue;
+		if (gj->key_row)
+			gj->key_row[gj->nkeys] = (uint32) row;
+		put_key(keys, w, gj->nkeys++, gpuhash_key_value(gj->outer_type, key));
+	}
+	gj->stats.outer_rows += gj->outer.nrows;
+}
+
+/* The scan tuple of outer row orow and inner row irow (-1: none). */
+static TupleTableSlot *
+form_scan_tuple(GpuJoinState *gj, uint64 orow, int64 irow)
+{
+	TupleTableSlot *slot = gj->css.ss.ss_ScanTupleSlot;
+	Datum	   *values = slot->tts_values;
+	bool	   *isnull = slot->tts_isnull;
+	int			c;
+
+	ExecClearTuple(slot);
+	for (c = 0; c < gj->n_outer; c++)
+		values[c] = gpuhash_store_value(&gj->outer, c, orow, &isnull[c]);
+	if (irow >= 0 && gj->keep_inner)
+		for (c = 0; c < gj->n_inner; c++)
+			values[gj->n_outer + c] = gpuhash_store_value(&gj->inner, c, irow,
+														  &isnull[gj->n_outer + c]);
+	else
+		for (c = 0; c < gj->n_inner; c++)
+		{
+			values[gj->n_outer + c] = (Datum) 0;
+			isnull[gj->n_outer + c] = true;
+		}
+	return ExecStoreVirtualTuple(slot);
+}
+
+static inline uint64
+row_of_key(GpuJoinState *gj, uint64 k)
+{
+	return gj->key_row ? gj->key_row[k] : k;
+}
+
+/*
+ * Semi and anti joins with other join clauses: a row matches when one of
+ * its pairs satisfies them, so every pair is checked until one does.
+ */
+static void
+match_with_quals(GpuJoinState *gj)
+{
+	ExprContext *econtext = gj->css.ss.ps.ps_ExprContext;
+	ght_probe  *p;
+
+	gpuhash_check(gj->ctx,
+				  ght_probe_begin(gj->table->ptr, gj->outer_keys->ptr, gj->nkeys,
+								  (ght_probe **) &gj->probe->ptr),
+				  "probe the hash table");
+	p = gj->probe->ptr;
+	for (;;)
+	{
+		const uint32 *pidx;
+		const uint64 *brow;
+		uint64		m;
+
+		gpuhash_check(gj->ctx, ght_probe_next(p, gj->batch_rows, &pidx, &brow, &m),
+					  "probe the hash table");
+		if (m == 0)
+			break;
+		for (uint64 j = 0; j < m; j++)
+		{
+			uint64		row = row_of_key(gj, pidx[j]);
+
+			if (gj->row_match[row])
+				continue;
+			if ((j & 0xFFFF) == 0xFFFF)
+				CHECK_FOR_INTERRUPTS();
+			econtext->ecxt_scantuple = form_scan_tuple(gj, row, (int64) brow[j]);
+			if (ExecQual(gj->join_qual, econtext))
+				gj->row_match[row] = 1;
+			ResetExprContext(econtext);
+		}
+	}
+	gpuhash_res_release(gj->probe);
+}
+
+/* Probe with the batch's keys and set up what it emits. */
+static void
+start_batch(GpuJoinState *gj)
+{
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	gj->stats.batches++;
+	if (gj->jointype == JOIN_INNER)
+	{
+		gpuhash_check(gj->ctx,
+					  ght_probe_begin(gj->table->ptr, gj->outer_keys->ptr, gj->nkeys,
+									  (ght_probe **) &gj->probe->ptr),
+					  "probe the hash table");
+		gj->npairs = gj->pos = 0;
+		gj->emit = EMIT_PAIRS;
+	}
+	else
+	{
+		uint8	   *found = gj->found->ptr;
+
+		memset(gj->row_match, 0, gj->outer.nrows);
+		if (gj->join_qual != NULL)
+			match_with_quals(gj);
+		else
+		{
+			gpuhash_check(gj->ctx,
+						  ght_contains(gj->table->ptr, gj->outer_keys->ptr, gj->nkeys, found),
+						  "probe the hash table");
+			for (uint64 k = 0; k < gj->nkeys; k++)
+				gj->row_match[row_of_key(gj, k)] = found[k];
+		}
+		gj->row_pos = 0;
+		gj->emit = EMIT_ROWS;
+	}
+	note_device_bytes(gj);
+	gj->stats.probe_ms += elapsed_ms_since(start);
+}
+
+/* The next scan tuple of the join, or NULL at the end. */
+static TupleTableSlot *
+next_scan_tuple(GpuJoinState *gj)
+{
+	for (;;)
+	{
+		switch (gj->emit)
+		{
+			case EMIT_PAIRS:
+				if (gj->pos < gj->npairs)
+				{
+					uint64		j = gj->pos++;
+
+					return form_scan_tuple(gj, gj->pidx[j], (int64) gj->brow[j]);
+				}
+				else
+				{
+					instr_time	start;
+
+					INSTR_TIME_SET_CURRENT(start);
+					gpuhash_check(gj->ctx,
+								  ght_probe_next(gj->probe->ptr, gj->batch_rows,
+												 &gj->pidx, &gj->brow, &gj->npairs),
+								  "probe the hash table");
+					gj->stats.probe_ms += elapsed_ms_since(start);
+					gj->pos = 0;
+					if (gj->npairs == 0)
+					{
+						gpuhash_res_release(gj->probe);
+						gj->emit = EMIT_NONE;
+					}
+				}
+				break;
+			case EMIT_ROWS:
+				{
+					bool		want = gj->jointype == JOIN_SEMI;
+
+					while (gj->row_pos < gj->outer.nrows)
+					{
+						uint64		r = gj->row_pos++;
+
+						if ((gj->row_match[r] != 0) == want)
+							return form_scan_tuple(gj, r, -1);
+					}
+					gj->emit = EMIT_NONE;
+				}
+				break;
+			case EMIT_NONE:
+				if (gj->outer_done)
+					return NULL;
+				load_batch(gj);
+				if (gj->outer.nrows > 0)
+					start_batch(gj);
+				break;
+		}
+	}
+}
+
+static TupleTableSlot *
+exec_gpu_join(CustomScanState *node)
+{
+	GpuJoinState *gj = (GpuJoinState *) node;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	ExprState  *qual = node->ss.ps.qual;
+	ProjectionInfo *proj = node->ss.ps.ps_ProjInfo;
+
+	ResetExprContext(econtext);
+	ensure_built(gj);
+	for (;;)
+	{
+		TupleTableSlot *slot = next_scan_tuple(gj);
+
+		if (slot == NULL)
+		{
+			/* done: no longer hold up the other participants' barrier */
+			gpuhash_join_detach(gj);
+			return NULL;
+		}
+		econtext->ecxt_scantuple = slot;
+		/* semi and anti joins applied the join clauses when matching */
+		if (gj->jointype == JOIN_INNER && gj->join_qual != NULL &&
+			!ExecQual(gj->join_qual, econtext))
+		{
+			InstrCountFiltered1(node, 1);
+			ResetExprContext(econtext);
+			continue;
+		}
+		if (qual == NULL || ExecQual(qual, econtext))
+			return proj ? ExecProject(proj) : slot;
+		InstrCountFiltered2(node, 1);
+		ResetExprContext(econtext);
+	}
+}
+
+/* Forget the build side (the next execution builds again). */
+static void
+drop_build(GpuJoinState *gj)
+{
+	gpuhash_join_detach(gj);
+	if (gj->table)
+		gpuhash_res_release(gj->table);
+	if (gj->build_keys)
+		gpuhash_res_release(gj->build_keys);
+	MemoryContextReset(gj->run_cxt);
+	/* the handles lived in run_cxt */
+	if (gj->ctx)
+	{
+		gj->table = gpuhash_res_new(gj->run_cxt, gj->ctx, GPUHASH_RES_TABLE);
+		gj->build_keys = gpuhash_res_new(gj->run_cxt, gj->ctx, GPUHASH_RES_HOST);
+	}
+	memset(&gj->inner, 0, sizeof(gj->inner));
+	gj->built = false;
+}
+
+static void
+reset_outer(GpuJoinState *gj)
+{
+	if (gj->probe)
+		gpuhash_res_release(gj->probe);
+	gj->emit = EMIT_NONE;
+	gj->outer_done = false;
+	gj->npairs = gj->pos = gj->row_pos = 0;
+	if (gj->outer.cxt)
+		gpuhash_store_reset(&gj->outer);
+}
+
+static void
+rescan_gpu_join(CustomScanState *node)
+{
+	GpuJoinState *gj = (GpuJoinState *) node;
+	PlanState  *outer = linitial(node->custom_ps);
+	PlanState  *inner = lsecond(node->custom_ps);
+
+	reset_outer(gj);
+
+	/* ExecReScan passes changed parameters to lefttree/righttree only */
+	if (node->ss.ps.chgParam != NULL)
+	{
+		UpdateChangedParamSet(outer, node->ss.ps.chgParam);
+		UpdateChangedParamSet(inner, node->ss.ps.chgParam);
+	}
+
+	/*
+	 * The table can be kept when the inner side cannot have changed; a
+	 * shared build is redone, since the parallel state is set up afresh.
+	 */
+	if (inner->chgParam != NULL || gj->shared != NULL)
+	{
+		bool		ran = gj->built;
+
+		drop_build(gj);
+		if (ran && inner->chgParam == NULL)
+			ExecReScan(inner);
+	}
+	if (outer->chgParam == NULL)
+		ExecReScan(outer);
+}
+
+static void
+end_gpu_join(CustomScanState *node)
+{
+	GpuJoinState *gj = (GpuJoinState *) node;
+
+	gpuhash_join_detach(gj);
+	if (gj->probe)
+		gpuhash_res_release(gj->probe);
+	if (gj->table)
+		gpuhash_res_release(gj->table);
+	ExecEndNode(linitial(node->custom_ps));
+	ExecEndNode(lsecond(node->custom_ps));
+}
+
+/* ---- EXPLAIN -------------------------------------------------------------- */
+
+static const char *
+join_type_name(JoinType t)
+{
+	return t == JOIN_INNER ? "Inner" : t == JOIN_SEMI ? "Semi" : "Anti";
+}
+
+static void
+explain_stats(const GpuJoinStats *s, ExplainState *es)
+{
+	ExplainPropertyFloat("Device Setup Time", "ms", s->setup_ms, 3, es);
+	if (s->built)
+	{
+		ExplainPropertyFloat("Build Input Time", "ms", s->collect_ms, 3, es);
+		ExplainPropertyFloat("Build Time", "ms", s->build_ms, 3, es);
+	}
+	if (s->attach_ms > 0)
+		ExplainPropertyFloat("Attach Time", "ms", s->attach_ms, 3, es);
+	ExplainPropertyFloat("Probe Time", "ms", s->probe_ms, 3, es);
+	ExplainPropertyUInteger("Probe Rows", NULL, s->outer_rows, es);
+	ExplainPropertyUInteger("Batches", NULL, s->batches, es);
+	ExplainPropertyUInteger("Peak Device Memory", "kB", (s->peak_device_bytes + 1023) / 1024, es);
+}
+
+static void
+explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	GpuJoinState *gj = (GpuJoinState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *context;
+	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+	const GpuJoinStats *built = gj->stats.built ? &gj->stats : NULL;
+
+	context = set_deparse_context_plan(es->deparse_cxt, (Plan *) cscan, ancestors);
+	ExplainPropertyText("Join Type", join_type_name(gj->jointype), es);
+	ExplainPropertyText("Hash Cond",
+						deparse_expression(linitial(cscan->custom_exprs), context,
+										   useprefix, false), es);
+	if (list_length(cscan->custom_exprs) > 1)
+		ExplainPropertyText("Join Filter",
+							deparse_expression((Node *) make_ands_explicit(list_delete_first(list_copy(cscan->custom_exprs))),
+											   context, useprefix, false), es);
+
+	for (int i = 0; built == NULL && gj->all_stats && i < gj->nparticipants; i++)
+		if (gj->all_stats[i].built)
+			built = &gj->all_stats[i];
+
+	if (!es->analyze || built == NULL)
+	{
+		ExplainPropertyText("Device", gpuhash_device_name(gj->plan_device), es);
+		ExplainPropertyText("Hash Method", ght_method_name(gj->plan_method), es);
+		ExplainPropertyFloat("Build Rows (estimated)", NULL, gj->est_build_rows, 0, es);
+		if (gj->shared != NULL || cscan->scan.plan.parallel_aware)
+			ExplainPropertyText("Build", gj->inner_partial ?
+								"shared, inner side read by all participants" :
+								"shared, inner side read by one participant", es);
+		return;
+	}
+
+	ExplainPropertyText("Device", gpuhash_device_name(built->device), es);
+	ExplainPropertyText("Hash Method", ght_method_name(built->method), es);
+	ExplainPropertyUInteger("Build Rows", NULL, built->build_rows, es);
+	ExplainPropertyUInteger("Table Memory", "kB", (built->table_bytes + 1023) / 1024, es);
+	if (gj->all_stats == NULL)
+	{
+		explain_stats(&gj->stats, es);
+		return;
+	}
+
+	/* parallel: the leader's figures, then each worker's */
+	ExplainPropertyText("Build", gj->inner_partial ?
+						"shared, inner side read by all participants" :
+						"shared, inner side read by one participant", es);
+	for (int i = 0; i < gj->nparticipants; i++)
+	{
+		const GpuJoinStats *s = &gj->all_stats[i];
+
+		if (!s->ran)
+			continue;
+		if (es->format == EXPLAIN_FORMAT_TEXT)
+		{
+			appendStringInfoSpaces(es->str, es->indent * 2);
+			appendStringInfo(es->str, "%s%s: setup %.3f ms, %s%.3f ms, probe %.3f ms, %llu rows in %llu batches, peak device memory %llu kB\n",
+							 i == 0 ? "Leader" : psprintf("Worker %d", i - 1),
+							 s->built ? " (built)" : "",
+							 s->setup_ms,
+							 s->built ? "input+build " : "attach ",
+							 s->built ? s->collect_ms + s->build_ms : s->attach_ms,
+							 s->probe_ms,
+							 (unsigned long long) s->outer_rows,
+							 (unsigned long long) s->batches,
+							 (unsigned long long) ((s->peak_device_bytes + 1023) / 1024));
+		}
+		else
+		{
+			ExplainOpenGroup("Participant", NULL, true, es);
+			ExplainPropertyInteger("Participant", NULL, i, es);
+			explain_stats(s, es);
+			ExplainCloseGroup("Participant", NULL, true, es);
+		}
+	}
+}

@@ -1,0 +1,47 @@
+/*
+ * join_node.h - what the planner (join_path.c) and the executor
+ * (join_exec.c, join_parallel.c) of the GpuHashJoin custom scan share.
+ */
+#ifndef GPUHASH_JOIN_NODE_H
+#define GPUHASH_JOIN_NODE_H
+
+#include "nodes/extensible.h"
+#include "nodes/pathnodes.h"
+
+#pragma GCC visibility push(hidden)
+
+#define GPUHASH_JOIN_NAME "GpuHashJoin"
+
+/* GUCs (join_path.c) */
+extern bool gpuhash_enable_join;
+extern double gpuhash_join_startup_cost;
+extern double gpuhash_join_build_row_cost;
+extern double gpuhash_join_probe_row_cost;
+
+/*
+ * The plan's custom_private, a list of Integer nodes in this order (plus the
+ * estimated build rows as a Float).  custom_exprs holds the hash clause
+ * first, then the other join clauses, evaluated on each matching pair.  custom_plans is (outer, inner); the scan
+ * tuple is the outer plan's columns followed by the inner plan's.
+ */
+enum
+{
+	GJ_PRIV_JOINTYPE,
+	GJ_PRIV_OUTER_KEY,			/* attribute number in the outer plan's tlist */
+	GJ_PRIV_INNER_KEY,
+	GJ_PRIV_OUTER_TYPE,
+	GJ_PRIV_INNER_TYPE,
+	GJ_PRIV_METHOD,				/* ght_method the planner expects */
+	GJ_PRIV_DEVICE,				/* ght_device the planner expected */
+	GJ_PRIV_INNER_PARTIAL,		/* inner plan is split among workers */
+	GJ_PRIV_BUILD_ROWS,			/* Float: estimated build rows */
+	GJ_PRIV_COUNT
+};
+
+extern void gpuhash_join_init(void);
+extern Node *gpuhash_join_create_state(CustomScan *cscan);
+extern void gpuhash_join_register_exec(void);
+
+#pragma GCC visibility pop
+
+#endif

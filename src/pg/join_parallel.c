@@ -1,0 +1,313 @@
+/*
+ * join_parallel.c - one build shared by the participants of a parallel
+ * GpuHashJoin.
+ *
+ * Every participant (the leader and each worker) probes with its share of
+ * the outer side, so each needs the whole table and the inner rows.  They
+ * are built once and put into the query's dynamic shared memory area as one
+ * flat block: the inner rows (join_store.c) followed by the table's image
+ * (ght_table_attach_image).  A CPU participant probes that image where it
+ * lies; a GPU participant copies it to the device through its own CUDA
+ * context, because device memory cannot be shared between processes'
+ * contexts without CUDA IPC, which the stream-ordered allocator's pools do
+ * not offer by default.  So each GPU participant pays for a context and a
+ * copy of the table: measured in bench/NOTES.md.
+ *
+ * A barrier orders the work in three phases:
+ *   COLLECT: each participant attached in this phase reads its share of the
+ *            inner side (all of it for one participant when the inner plan
+ *            is not split) and publishes its rows as a part;
+ *   BUILD:   the one participant the barrier elects merges the parts, builds
+ *            the table and writes the block;
+ *   PROBE:   everyone attaches the block and probes.
+ * A participant that arrives late skips the phases that are over.  No one
+ * waits after PROBE begins, so a worker blocked on a full tuple queue can
+ * never hold up the leader at a barrier.
+ */
+#include "gpuhash_pg.h"
+
+#include "access/parallel.h"
+#include "miscadmin.h"
+#include "port/atomics.h"
+#include "portability/instr_time.h"
+#include "storage/barrier.h"
+#include "utils/dsa.h"
+#include "utils/memutils.h"
+#include "utils/wait_event.h"
+
+#include "join_state.h"
+
+#define PHASE_COLLECT 0
+#define PHASE_BUILD 1
+#define PHASE_PROBE 2
+
+struct GpuJoinShared
+{
+	Barrier		barrier;
+	pg_atomic_uint32 inner_claimed; /* non-split inner side: who reads it */
+	dsa_pointer block;			/* merged rows + table image */
+	int			nslots;			/* participants: leader, then workers */
+	dsa_pointer parts[FLEXIBLE_ARRAY_MEMBER];	/* [nslots], then stats */
+};
+
+static GpuJoinStats *
+shared_stats(GpuJoinShared *sh)
+{
+	return (GpuJoinStats *) MAXALIGN(&sh->parts[sh->nslots]);
+}
+
+static Size
+shared_size(int nslots)
+{
+	return MAXALIGN(offsetof(GpuJoinShared, parts) + nslots * sizeof(dsa_pointer)) +
+		nslots * sizeof(GpuJoinStats);
+}
+
+static int
+my_slot(void)
+{
+	return IsParallelWorker() ? ParallelWorkerNumber + 1 : 0;
+}
+
+static void
+shared_reset(GpuJoinShared *sh, int nslots)
+{
+	BarrierInit(&sh->barrier, 0);
+	pg_atomic_init_u32(&sh->inner_claimed, 0);
+	sh->block = InvalidDsaPointer;
+	sh->nslots = nslots;
+	for (int i = 0; i < nslots; i++)
+		sh->parts[i] = InvalidDsaPointer;
+	memset(shared_stats(sh), 0, nslots * sizeof(GpuJoinStats));
+}
+
+Size
+gpuhash_join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return shared_size(pcxt->nworkers + 1);
+}
+
+void
+gpuhash_join_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	GpuJoinState *gj = (GpuJoinState *) node;
+
+	shared_reset((GpuJoinShared *) coordinate, pcxt->nworkers + 1);
+	gj->shared = coordinate;
+	gj->nparticipants = pcxt->nworkers + 1;
+}
+
+void
+gpuhash_join_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	GpuJoinShared *sh = coordinate;
+	dsa_area   *area = node->ss.ps.state->es_query_dsa;
+
+	/* the previous round's workers are gone; only the leader is here */
+	if (area != NULL)
+	{
+		if (DsaPointerIsValid(sh->block))
+			dsa_free(area, sh->block);
+		for (int i = 0; i < sh->nslots; i++)
+			if (DsaPointerIsValid(sh->parts[i]))
+				dsa_free(area, sh->parts[i]);
+	}
+	shared_reset(sh, sh->nslots);
+}
+
+void
+gpuhash_join_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	GpuJoinState *gj = (GpuJoinState *) node;
+
+	gj->shared = coordinate;
+	gj->nparticipants = gj->shared->nslots;
+}
+
+/* The leader keeps every participant's figures for EXPLAIN ANALYZE. */
+void
+gpuhash_join_shutdown(CustomScanState *node)
+{
+	GpuJoinState *gj = (GpuJoinState *) node;
+
+	if (gj->shared == NULL)
+		return;
+	gpuhash_join_publish_stats(gj);
+	if (!IsParallelWorker())
+	{
+		Size		bytes = gj->shared->nslots * sizeof(GpuJoinStats);
+
+		gj->all_stats = MemoryContextAlloc(node->ss.ps.state->es_query_cxt, bytes);
+		memcpy(gj->all_stats, shared_stats(gj->shared), bytes);
+	}
+}
+
+void
+gpuhash_join_publish_stats(GpuJoinState *gj)
+{
+	int			slot = my_slot();
+
+	if (gj->shared != NULL && slot < gj->shared->nslots && gj->stats.ran)
+		shared_stats(gj->shared)[slot] = gj->stats;
+}
+
+void
+gpuhash_join_detach(GpuJoinState *gj)
+{
+	if (gj->attached)
+	{
+		gpuhash_join_publish_stats(gj);
+		BarrierDetach(&gj->shared->barrier);
+		gj->attached = false;
+	}
+}
+
+static dsa_area *
+query_area(GpuJoinState *gj)
+{
+	dsa_area   *area = gj->css.ss.ps.state->es_query_dsa;
+
+	if (area == NULL)
+		elog(ERROR, "gpuhash: parallel join without a shared memory area");
+	return area;
+}
+
+static dsa_pointer
+shared_alloc(dsa_area *area, Size bytes, char **addr)
+{
+	dsa_pointer dp = dsa_allocate_extended(area, bytes, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
+
+	if (!DsaPointerIsValid(dp))
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of shared memory for a parallel GPU hash join"),
+				 errdetail("Failed on request of size %zu in dynamic shared memory.", bytes),
+				 errhint("Disable parallel query, or set gpuhash.enable_join to off.")));
+	*addr = dsa_get_address(area, dp);
+	return dp;
+}
+
+/* COLLECT: read this participant's share and publish it as a part. */
+static void
+collect_part(GpuJoinState *gj)
+{
+	GpuJoinShared *sh = gj->shared;
+	int			slot = my_slot();
+	GpuhashStore store;
+	uint64		nkeys;
+	char	   *addr;
+	dsa_pointer dp;
+
+	if (!gj->inner_partial &&
+		pg_atomic_fetch_add_u32(&sh->inner_claimed, 1) != 0)
+		return;
+	if (slot >= sh->nslots)
+		elog(ERROR, "gpuhash: parallel participant %d beyond the %d planned", slot, sh->nslots);
+	gpuhash_join_collect(gj, &store, &nkeys);
+	dp = shared_alloc(query_area(gj), gpuhash_store_flat_size(&store, gj->key_width), &addr);
+	gpuhash_store_flatten(&store, gj->build_keys->ptr, gj->key_width, addr);
+	sh->parts[slot] = dp;
+	gpuhash_res_release(gj->build_keys);
+	MemoryContextReset(gj->run_cxt);
+	gj->table = gpuhash_res_new(gj->run_cxt, gj->ctx, GPUHASH_RES_TABLE);
+	gj->build_keys = gpuhash_res_new(gj->run_cxt, gj->ctx, GPUHASH_RES_HOST);
+}
+
+/* BUILD (the elected participant): merge the parts, hash, write the block. */
+static void
+build_block(GpuJoinState *gj)
+{
+	GpuJoinShared *sh = gj->shared;
+	dsa_area   *area = query_area(gj);
+	char	  **parts = palloc(sh->nslots * sizeof(char *));
+	int			nparts = 0;
+	uint64		nkeys = 0;
+	char	   *keys;
+	char	   *addr;
+	char	   *image;
+	uint64		image_bytes;
+	GpuhashStore proto;
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	gpuhash_join_ctx(gj);
+	for (int i = 0; i < sh->nslots; i++)
+		if (DsaPointerIsValid(sh->parts[i]))
+		{
+			parts[nparts] = dsa_get_address(area, sh->parts[i]);
+			nkeys += gpuhash_flat_rows(parts[nparts]);
+			nparts++;
+		}
+
+	/* the keys, in part order, so that row numbers follow the merge */
+	keys = gpuhash_res_host_alloc(gj->build_keys, Max(nkeys, 1) * gj->key_width);
+	for (int i = 0, off = 0; i < nparts; i++)
+	{
+		uint64		n = gpuhash_flat_rows(parts[i]);
+
+		memcpy(keys + (Size) off * gj->key_width, gpuhash_flat_keys(parts[i]), n * gj->key_width);
+		off += n;
+	}
+	gj->stats.collect_ms += elapsed_ms_since(start);
+	gpuhash_join_build_table(gj, keys, nkeys);
+	gpuhash_res_release(gj->build_keys);
+
+	gpuhash_check(gj->ctx, ght_table_image_size(gj->table->ptr, &image_bytes),
+				  "write the table's image");
+	sh->block = shared_alloc(area, gpuhash_flat_merged_size(parts, nparts, image_bytes), &addr);
+	gpuhash_store_init(&proto, gj->run_cxt, ExecGetResultType(lsecond(gj->css.custom_ps)),
+					   gj->keep_inner);
+	image = gpuhash_flat_merge(parts, nparts, proto.byval, image_bytes, addr);
+	gpuhash_check(gj->ctx, ght_table_image_write(gj->table->ptr, image, image_bytes),
+				  "write the table's image");
+	for (int i = 0; i < sh->nslots; i++)
+		if (DsaPointerIsValid(sh->parts[i]))
+		{
+			dsa_free(area, sh->parts[i]);
+			sh->parts[i] = InvalidDsaPointer;
+		}
+}
+
+/* PROBE: use the block; the builder keeps the table it already has. */
+static void
+attach_block(GpuJoinState *gj)
+{
+	char	   *block = dsa_get_address(query_area(gj), gj->shared->block);
+	const char *image;
+	Size		image_bytes;
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	gpuhash_join_ctx(gj);
+	gpuhash_store_attach(&gj->inner, gj->run_cxt, ExecGetResultType(lsecond(gj->css.custom_ps)),
+						 gj->keep_inner, block, &image, &image_bytes);
+	if (gj->table->ptr == NULL)
+	{
+		gpuhash_check(gj->ctx,
+					  ght_table_attach_image(gj->ctx, image, image_bytes,
+											 (ght_table **) &gj->table->ptr),
+					  "attach the shared hash table");
+		gj->stats.attach_ms += elapsed_ms_since(start);
+	}
+}
+
+void
+gpuhash_join_build_shared(GpuJoinState *gj)
+{
+	GpuJoinShared *sh = gj->shared;
+	int			phase;
+
+	gpuhash_join_ctx(gj);
+	phase = BarrierAttach(&sh->barrier);
+	gj->attached = true;
+	if (phase == PHASE_COLLECT)
+	{
+		collect_part(gj);
+		if (BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION))
+			build_block(gj);
+		phase = PHASE_BUILD;
+	}
+	if (phase == PHASE_BUILD)
+		BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION);
+	attach_block(gj);
+}

@@ -1,0 +1,383 @@
+/*
+ * join_path.c - the planner side of GpuHashJoin: a custom join path for
+ * inner, semi and anti equijoins on one integer key, offered through
+ * set_join_pathlist_hook and turned into a CustomScan plan.
+ *
+ * The path reads the inner relation whole and hashes it (on the GPU, or the
+ * CPU twin), then streams the outer relation through it in batches.  In a
+ * parallel plan the outer side is split among the workers and all of them
+ * share one build (join_parallel.c).  Its cost is the inner input, a cost
+ * per build row and per probe row, and a fixed startup cost, so that it
+ * loses to an index nested loop when few outer rows need few lookups.
+ */
+#include "gpuhash_pg.h"
+
+#include <float.h>
+
+#include "catalog/pg_opfamily_d.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/restrictinfo.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+
+#include "join_node.h"
+
+bool		gpuhash_enable_join = true;
+double		gpuhash_join_startup_cost = 1000.0;
+double		gpuhash_join_build_row_cost = 0.01;
+double		gpuhash_join_probe_row_cost = 0.002;
+
+static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
+
+static Plan *plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+						   List *tlist, List *clauses, List *custom_plans);
+
+static const CustomPathMethods gpu_join_path_methods = {
+	.CustomName = GPUHASH_JOIN_NAME,
+	.PlanCustomPath = plan_gpu_join,
+};
+
+static const CustomScanMethods gpu_join_scan_methods = {
+	.CustomName = GPUHASH_JOIN_NAME,
+	.CreateCustomScanState = gpuhash_join_create_state,
+};
+
+/* What the path remembers until it becomes a plan. */
+typedef struct HashClause
+{
+	RestrictInfo *rinfo;
+	Expr	   *outer_expr;
+	Expr	   *inner_expr;
+} HashClause;
+
+static bool
+is_key_expr(Expr *e, RelOptInfo *rel)
+{
+	Oid			type = exprType((Node *) e);
+
+	/* a column the child will return, so that its value is at hand */
+	return gpuhash_is_key_type(type) && IsA(e, Var) &&
+		list_member(rel->reltarget->exprs, e);
+}
+
+/*
+ * The first clause of the restriction list that is an integer equality
+ * between a column of each side.  For anti joins only join clauses count:
+ * pushed-down ones filter the result instead.  (A semi join, like an inner
+ * join, treats all its clauses alike.)
+ */
+static bool
+find_hash_clause(List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
+				 RelOptInfo *innerrel, JoinType jointype, HashClause *hc)
+{
+	ListCell   *lc;
+
+	foreach(lc, restrictlist)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		OpExpr	   *op;
+		Expr	   *l,
+				   *r;
+
+		if (jointype == JOIN_ANTI && RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids))
+			continue;
+		if (!rinfo->can_join || !is_opclause(rinfo->clause))
+			continue;
+		op = (OpExpr *) rinfo->clause;
+		if (list_length(op->args) != 2 ||
+			get_op_opfamily_strategy(op->opno, INTEGER_BTREE_FAM_OID) != BTEqualStrategyNumber)
+			continue;
+		l = linitial(op->args);
+		r = lsecond(op->args);
+		if (bms_is_subset(rinfo->left_relids, outerrel->relids) &&
+			bms_is_subset(rinfo->right_relids, innerrel->relids))
+		{
+			hc->outer_expr = l;
+			hc->inner_expr = r;
+		}
+		else if (bms_is_subset(rinfo->left_relids, innerrel->relids) &&
+				 bms_is_subset(rinfo->right_relids, outerrel->relids))
+		{
+			hc->outer_expr = r;
+			hc->inner_expr = l;
+		}
+		else
+			continue;
+		if (!is_key_expr(hc->outer_expr, outerrel) || !is_key_expr(hc->inner_expr, innerrel))
+			continue;
+		hc->rinfo = rinfo;
+		return true;
+	}
+	return false;
+}
+
+/* As the planner's own: workers plus what the leader is expected to add. */
+static double
+parallel_divisor(int workers)
+{
+	double		divisor = workers;
+
+	if (parallel_leader_participation)
+	{
+		double		leader = 1.0 - 0.3 * workers;
+
+		if (leader > 0)
+			divisor += leader;
+	}
+	return divisor;
+}
+
+static void
+cost_gpu_join(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner,
+			  List *quals, double out_rows)
+{
+	QualCost	qc;
+
+	cost_qual_eval(&qc, quals, root);
+	cp->path.rows = out_rows;
+	cp->path.startup_cost = gpuhash_join_startup_cost + inner->total_cost +
+		inner->rows * gpuhash_join_build_row_cost + qc.startup;
+	cp->path.total_cost = cp->path.startup_cost + outer->total_cost +
+		outer->rows * gpuhash_join_probe_row_cost +
+		out_rows * (cpu_tuple_cost + qc.per_tuple);
+}
+
+static CustomPath *
+make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExtraData *extra,
+		  HashClause *hc, Path *outer, Path *inner, ght_device dev, bool partial)
+{
+	CustomPath *cp = makeNode(CustomPath);
+	double		rows = joinrel->rows;
+	List	   *quals = NIL;
+	ListCell   *lc;
+
+	cp->path.pathtype = T_CustomScan;
+	cp->path.parent = joinrel;
+	cp->path.pathtarget = joinrel->reltarget;
+	cp->path.param_info = NULL;
+	cp->path.parallel_aware = partial;
+	cp->path.parallel_safe = joinrel->consider_parallel && outer->parallel_safe &&
+		inner->parallel_safe;
+	cp->path.parallel_workers = partial ? outer->parallel_workers : 0;
+	cp->path.pathkeys = NIL;
+	cp->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	cp->custom_paths = list_make2(outer, inner);
+	cp->methods = &gpu_join_path_methods;
+
+	foreach(lc, extra->restrictlist)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+		if (ri != hc->rinfo)
+			quals = lappend(quals, ri->clause);
+	}
+	if (partial)
+		rows = clamp_row_est(rows / parallel_divisor(cp->path.parallel_workers));
+	cost_gpu_join(root, cp, outer, inner, quals, rows);
+
+	cp->custom_private = list_make5(hc->rinfo, hc->outer_expr, hc->inner_expr,
+									makeInteger(jointype), makeInteger(dev));
+	cp->custom_private = lappend(cp->custom_private, extra->restrictlist);
+	return cp;
+}
+
+static void
+gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+				  RelOptInfo *innerrel, JoinType jointype, JoinPathExtraData *extra)
+{
+	HashClause	hc;
+	Path	   *outer = outerrel->cheapest_total_path;
+	Path	   *inner = innerrel->cheapest_total_path;
+	ght_device	dev;
+
+	if (prev_join_pathlist_hook)
+		prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
+
+	if (!gpuhash_enable_join)
+		return;
+	if (jointype != JOIN_INNER && jointype != JOIN_SEMI && jointype != JOIN_ANTI)
+		return;
+	if (outer == NULL || inner == NULL ||
+		PATH_REQ_OUTER(outer) != NULL || PATH_REQ_OUTER(inner) != NULL)
+		return;
+	if (!find_hash_clause(extra->restrictlist, joinrel, outerrel, innerrel, jointype, &hc))
+		return;
+
+	/*
+	 * With auto and no GPU the CPU twin would only stand in for PostgreSQL's
+	 * own hash join; offer it only when asked for by name.
+	 */
+	if (gpuhash_device_setting == GPUHASH_DEVICE_CPU)
+		dev = GHT_CPU;
+	else if (gpuhash_device_setting == GPUHASH_DEVICE_GPU || gpuhash_gpu_usable())
+		dev = GHT_GPU;
+	else
+		return;
+
+	add_path(joinrel, (Path *) make_path(root, joinrel, jointype, extra, &hc,
+										 outer, inner, dev, false));
+
+	/*
+	 * Parallel: the outer side split among the participants; the inner side
+	 * too when it can be, else read by one of them.  Either way one table
+	 * is built and shared.
+	 */
+	if (joinrel->consider_parallel && outerrel->partial_pathlist != NIL)
+	{
+		Path	   *pouter = linitial(outerrel->partial_pathlist);
+		Path	   *pinner = innerrel->partial_pathlist != NIL ?
+			linitial(innerrel->partial_pathlist) : inner;
+
+		if (pouter->parallel_safe && pinner->parallel_safe &&
+			PATH_REQ_OUTER(pouter) == NULL && PATH_REQ_OUTER(pinner) == NULL)
+			add_partial_path(joinrel, (Path *) make_path(root, joinrel, jointype, extra, &hc,
+														 pouter, pinner, dev, true));
+	}
+}
+
+/* Attribute number of expr in a child plan's target list. */
+static int
+tlist_position(List *tlist, Expr *expr)
+{
+	ListCell   *lc;
+
+	foreach(lc, tlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+		if (equal(tle->expr, expr))
+			return tle->resno;
+	}
+	elog(ERROR, "gpuhash: join key not found in the child plan's target list");
+	return 0;
+}
+
+static Plan *
+plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+			  List *tlist, List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	RestrictInfo *hash_rinfo = linitial(best_path->custom_private);
+	Expr	   *outer_expr = lsecond(best_path->custom_private);
+	Expr	   *inner_expr = lthird(best_path->custom_private);
+	JoinType	jointype = intVal(lfourth(best_path->custom_private));
+	ght_device	dev = intVal(list_nth(best_path->custom_private, 4));
+	List	   *restrictlist = list_nth(best_path->custom_private, 5);
+	Plan	   *outer_plan = linitial(custom_plans);
+	Plan	   *inner_plan = lsecond(custom_plans);
+	Path	   *inner_path = lsecond(best_path->custom_paths);
+	List	   *scan_tlist = NIL;
+	List	   *joinquals = NIL;
+	List	   *otherquals = NIL;
+	List	   *private;
+	ListCell   *lc;
+	AttrNumber	resno = 1;
+	Oid			outer_type = exprType((Node *) outer_expr);
+	Oid			inner_type = exprType((Node *) inner_expr);
+	int			key_width = (outer_type == INT8OID || inner_type == INT8OID) ? 8 : 4;
+	double		build_rows = inner_path->rows;
+
+	/* the scan tuple: every outer column, then every inner column */
+	foreach(lc, outer_plan->targetlist)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry(copyObject(lfirst_node(TargetEntry, lc)->expr),
+											 resno++, NULL, false));
+	foreach(lc, inner_plan->targetlist)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry(copyObject(lfirst_node(TargetEntry, lc)->expr),
+											 resno++, NULL, false));
+
+	/*
+	 * The other join clauses are evaluated on each matching pair: an inner
+	 * join drops the pairs that fail them, and a semi or anti join counts a
+	 * pair as a match only when they hold.  An anti join's pushed-down
+	 * clauses filter what comes out.  Pseudoconstant clauses are evaluated
+	 * like the others: no gating Result node is made for a custom join.
+	 */
+	foreach(lc, restrictlist)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+		if (ri == hash_rinfo)
+			continue;
+		if (jointype == JOIN_ANTI && RINFO_IS_PUSHED_DOWN(ri, rel->relids))
+			otherquals = lappend(otherquals, ri->clause);
+		else
+			joinquals = lappend(joinquals, ri->clause);
+	}
+
+	/* a split inner side's rows are per participant */
+	if (inner_path->parallel_aware)
+		build_rows = inner_path->rows * parallel_divisor(inner_path->parallel_workers);
+
+	private = NIL;
+	private = lappend(private, makeInteger(jointype));
+	private = lappend(private, makeInteger(tlist_position(outer_plan->targetlist, outer_expr)));
+	private = lappend(private, makeInteger(tlist_position(inner_plan->targetlist, inner_expr)));
+	private = lappend(private, makeInteger(outer_type));
+	private = lappend(private, makeInteger(inner_type));
+	private = lappend(private, makeInteger(ght_choose_method(dev, (uint64) build_rows, key_width, 0)));
+	private = lappend(private, makeInteger(dev));
+	private = lappend(private, makeInteger(best_path->path.parallel_aware && inner_path->parallel_aware));
+	/* "%.1f": a Float printed without a point would be read back as an Integer */
+	private = lappend(private, makeFloat(psprintf("%.1f", build_rows)));
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = otherquals;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_exprs = lcons(hash_rinfo->clause, joinquals);
+	cscan->custom_private = private;
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_relids = rel->relids;
+	cscan->methods = &gpu_join_scan_methods;
+	return &cscan->scan.plan;
+}
+
+void
+gpuhash_join_init(void)
+{
+	DefineCustomBoolVariable("gpuhash.enable_join",
+							 "Lets the planner use GPU hash joins (Custom Scan GpuHashJoin).",
+							 NULL,
+							 &gpuhash_enable_join,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomRealVariable("gpuhash.join_startup_cost",
+							 "Planner's estimate of the fixed cost of starting a GPU hash join.",
+							 NULL,
+							 &gpuhash_join_startup_cost,
+							 1000.0, 0.0, DBL_MAX,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomRealVariable("gpuhash.join_build_row_cost",
+							 "Planner's estimate of the cost of hashing one build (inner) row.",
+							 NULL,
+							 &gpuhash_join_build_row_cost,
+							 0.01, 0.0, DBL_MAX,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomRealVariable("gpuhash.join_probe_row_cost",
+							 "Planner's estimate of the cost of probing with one outer row.",
+							 NULL,
+							 &gpuhash_join_probe_row_cost,
+							 0.002, 0.0, DBL_MAX,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	RegisterCustomScanMethods(&gpu_join_scan_methods);
+	gpuhash_join_register_exec();
+	prev_join_pathlist_hook = set_join_pathlist_hook;
+	set_join_pathlist_hook = gpu_join_pathlist;
+}

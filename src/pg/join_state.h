@@ -1,0 +1,126 @@
+/*
+ * join_state.h - the executor state of a GpuHashJoin, shared by
+ * join_exec.c (one process) and join_parallel.c (one build shared by the
+ * participants of a parallel query).
+ */
+#ifndef GPUHASH_JOIN_STATE_H
+#define GPUHASH_JOIN_STATE_H
+
+#include "nodes/execnodes.h"
+#include "portability/instr_time.h"
+
+#include "join_node.h"
+#include "join_store.h"
+
+#pragma GCC visibility push(hidden)
+
+/* What one process did, for EXPLAIN ANALYZE. */
+typedef struct GpuJoinStats
+{
+	bool		ran;			/* this participant executed the node */
+	bool		built;			/* ... and built the table */
+	int			device;			/* ght_device */
+	int			method;			/* ght_method of the table */
+	double		setup_ms;		/* getting the device context */
+	double		collect_ms;		/* reading the build side */
+	double		build_ms;		/* hashing it */
+	double		attach_ms;		/* attaching a shared build */
+	double		probe_ms;		/* core probe calls, transfers included */
+	uint64		build_rows;
+	uint64		outer_rows;
+	uint64		batches;
+	uint64		table_bytes;	/* hash table memory on its device */
+	uint64		peak_device_bytes;	/* context's device memory, at most */
+} GpuJoinStats;
+
+typedef enum GpuJoinEmit
+{
+	EMIT_NONE,					/* load the next outer batch */
+	EMIT_PAIRS,					/* inner join: pairs of the current batch */
+	EMIT_ROWS					/* semi/anti: rows of the current batch */
+} GpuJoinEmit;
+
+typedef struct GpuJoinShared GpuJoinShared;
+
+typedef struct GpuJoinState
+{
+	CustomScanState css;
+
+	/* from the plan */
+	JoinType	jointype;
+	AttrNumber	outer_key;
+	AttrNumber	inner_key;
+	Oid			outer_type;
+	Oid			inner_type;
+	int			key_width;
+	ght_method	plan_method;
+	ght_device	plan_device;
+	bool		inner_partial;
+	double		est_build_rows;
+	ExprState  *join_qual;		/* semi/anti: the other join clauses */
+	int			n_outer;		/* columns of the outer plan */
+	int			n_inner;
+	bool		keep_inner;		/* inner columns are read after the match */
+
+	/* run */
+	ght_ctx    *ctx;
+	MemoryContext run_cxt;		/* build side; reset when rebuilt */
+	MemoryContext batch_cxt;	/* outer batch */
+	bool		built;
+	GpuhashStore inner;
+	GpuhashRes *table;
+	GpuhashRes *build_keys;
+	GpuhashStore outer;
+	GpuhashRes *outer_keys;
+	uint64		batch_rows;
+	uint64		nkeys;
+	uint32	   *key_row;		/* anti: batch row of each key */
+	bool		outer_done;
+
+	GpuJoinEmit emit;
+	GpuhashRes *probe;
+	const uint32 *pidx;
+	const uint64 *brow;
+	uint64		npairs;
+	uint64		pos;
+	GpuhashRes *found;			/* ght_contains output, a byte per key */
+	uint8	   *row_match;		/* semi/anti: per batch row */
+	uint64		row_pos;
+
+	/* parallel */
+	GpuJoinShared *shared;
+	bool		attached;
+	int			nparticipants;
+	GpuJoinStats *all_stats;	/* copied out at shutdown (leader) */
+
+	GpuJoinStats stats;
+} GpuJoinState;
+
+static inline double
+elapsed_ms_since(instr_time start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	return INSTR_TIME_GET_MILLISEC(now);
+}
+
+/* join_exec.c */
+extern void gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, uint64 *nkeys);
+extern void gpuhash_join_build_table(GpuJoinState *gj, const void *keys, uint64 nkeys);
+extern ght_ctx *gpuhash_join_ctx(GpuJoinState *gj);
+
+/* join_parallel.c */
+extern Size gpuhash_join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+extern void gpuhash_join_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
+extern void gpuhash_join_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
+extern void gpuhash_join_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate);
+extern void gpuhash_join_shutdown(CustomScanState *node);
+extern void gpuhash_join_build_shared(GpuJoinState *gj);
+extern void gpuhash_join_detach(GpuJoinState *gj);
+extern void gpuhash_join_publish_stats(GpuJoinState *gj);
+
+#pragma GCC visibility pop
+
+#endif

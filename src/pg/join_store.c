@@ -1,0 +1,290 @@
+/*
+ * join_store.c - rows of one side of a GpuHashJoin, kept column by column.
+ *
+ * The join finds matches as (probe row, build row) numbers, and forms output
+ * tuples from them only at the end.  Rows are therefore kept as arrays of
+ * datums per column, addressed by row number.  By-reference values are
+ * copied into one arena and recorded as offsets into it rather than as
+ * pointers, so that a store can be flattened into shared memory and used by
+ * another process of a parallel query at whatever address it maps there.
+ */
+#include "gpuhash_pg.h"
+
+#include "join_store.h"
+
+#include "utils/datum.h"
+#include "utils/expandeddatum.h"
+#include "utils/memutils.h"
+
+void
+gpuhash_store_init(GpuhashStore *st, MemoryContext cxt, TupleDesc desc, bool keep_columns)
+{
+	memset(st, 0, sizeof(*st));
+	st->cxt = cxt;
+	st->ncols = keep_columns ? desc->natts : 0;
+	st->byval = MemoryContextAllocZero(cxt, Max(st->ncols, 1) * sizeof(bool));
+	st->typlen = MemoryContextAllocZero(cxt, Max(st->ncols, 1) * sizeof(int16));
+	st->values = MemoryContextAllocZero(cxt, Max(st->ncols, 1) * sizeof(Datum *));
+	st->isnull = MemoryContextAllocZero(cxt, Max(st->ncols, 1) * sizeof(bool *));
+	for (int c = 0; c < st->ncols; c++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, c);
+
+		st->byval[c] = att->attbyval;
+		st->typlen[c] = att->attlen;
+		st->any_byref |= !att->attbyval;
+	}
+}
+
+void
+gpuhash_store_reset(GpuhashStore *st)
+{
+	st->nrows = 0;
+	st->arena_used = 0;
+}
+
+static void
+store_grow(GpuhashStore *st)
+{
+	uint64		cap = Max(st->cap * 2, 1024);
+
+	for (int c = 0; c < st->ncols; c++)
+	{
+		if (st->values[c] == NULL)
+		{
+			st->values[c] = MemoryContextAllocHuge(st->cxt, cap * sizeof(Datum));
+			st->isnull[c] = MemoryContextAllocHuge(st->cxt, cap * sizeof(bool));
+		}
+		else
+		{
+			st->values[c] = repalloc_huge(st->values[c], cap * sizeof(Datum));
+			st->isnull[c] = repalloc_huge(st->isnull[c], cap * sizeof(bool));
+		}
+	}
+	st->cap = cap;
+}
+
+/* Copy a by-reference value into the arena; returns its offset. */
+static Size
+arena_put(GpuhashStore *st, Datum d, int16 typlen)
+{
+	Pointer		p = DatumGetPointer(d);
+	bool		expanded = typlen == -1 && VARATT_IS_EXTERNAL_EXPANDED(p);
+	Size		len = expanded ? EOH_get_flat_size(DatumGetEOHP(d))
+		: datumGetSize(d, false, typlen);
+	Size		off = MAXALIGN(st->arena_used);
+
+	if (off + len > st->arena_cap)
+	{
+		Size		cap = Max(st->arena_cap * 2, Max(off + len, 65536));
+
+		st->arena = st->arena ? repalloc_huge(st->arena, cap)
+			: MemoryContextAllocHuge(st->cxt, cap);
+		st->arena_cap = cap;
+	}
+	if (expanded)
+		EOH_flatten_into(DatumGetEOHP(d), st->arena + off, len);
+	else
+		memcpy(st->arena + off, p, len);
+	st->arena_used = off + len;
+	return off;
+}
+
+uint64
+gpuhash_store_append(GpuhashStore *st, const Datum *values, const bool *isnull)
+{
+	uint64		row = st->nrows;
+
+	if (row >= st->cap)
+		store_grow(st);
+	for (int c = 0; c < st->ncols; c++)
+	{
+		st->isnull[c][row] = isnull[c];
+		if (isnull[c])
+			st->values[c][row] = (Datum) 0;
+		else if (st->byval[c])
+			st->values[c][row] = values[c];
+		else
+			st->values[c][row] = (Datum) arena_put(st, values[c], st->typlen[c]);
+	}
+	st->nrows = row + 1;
+	return row;
+}
+
+/* ---- flat form, for shared memory ---------------------------------------- */
+
+/*
+ * Layout: the header, then the keys (optional), each column's datums, each
+ * column's null flags, the arena, and a table image (optional), each at a
+ * MAXALIGN'ed offset from the header.
+ */
+typedef struct FlatStore
+{
+	uint64		nrows;
+	int32		ncols;
+	int32		key_width;		/* 0: no keys */
+	Size		keys_off;
+	Size		values_off;
+	Size		isnull_off;
+	Size		arena_off;
+	Size		arena_bytes;
+	Size		image_off;
+	Size		image_bytes;
+	Size		total;
+} FlatStore;
+
+static Size
+flat_layout(FlatStore *h, uint64 nrows, int ncols, int key_width, Size arena_bytes,
+			Size image_bytes)
+{
+	Size		off = MAXALIGN(sizeof(FlatStore));
+
+	memset(h, 0, sizeof(*h));
+	h->nrows = nrows;
+	h->ncols = ncols;
+	h->key_width = key_width;
+	h->keys_off = off;
+	off = MAXALIGN(off + nrows * key_width);
+	h->values_off = off;
+	off = MAXALIGN(off + nrows * ncols * sizeof(Datum));
+	h->isnull_off = off;
+	off = MAXALIGN(off + nrows * ncols * sizeof(bool));
+	h->arena_off = off;
+	h->arena_bytes = arena_bytes;
+	off = TYPEALIGN(64, off + arena_bytes);
+	h->image_off = off;
+	h->image_bytes = image_bytes;
+	h->total = off + image_bytes;
+	return h->total;
+}
+
+Size
+gpuhash_store_flat_size(const GpuhashStore *st, int key_width)
+{
+	FlatStore	h;
+
+	return flat_layout(&h, st->nrows, st->ncols, key_width, st->arena_used, 0);
+}
+
+void
+gpuhash_store_flatten(const GpuhashStore *st, const void *keys, int key_width, char *dst)
+{
+	FlatStore	h;
+
+	flat_layout(&h, st->nrows, st->ncols, key_width, st->arena_used, 0);
+	memcpy(dst, &h, sizeof(h));
+	if (key_width > 0 && st->nrows > 0)
+		memcpy(dst + h.keys_off, keys, st->nrows * key_width);
+	for (int c = 0; c < st->ncols; c++)
+	{
+		memcpy(dst + h.values_off + c * st->nrows * sizeof(Datum), st->values[c],
+			   st->nrows * sizeof(Datum));
+		memcpy(dst + h.isnull_off + c * st->nrows, st->isnull[c], st->nrows);
+	}
+	if (st->arena_used > 0)
+		memcpy(dst + h.arena_off, st->arena, st->arena_used);
+}
+
+uint64
+gpuhash_flat_rows(const char *flat)
+{
+	return ((const FlatStore *) flat)->nrows;
+}
+
+const void *
+gpuhash_flat_keys(const char *flat)
+{
+	return flat + ((const FlatStore *) flat)->keys_off;
+}
+
+/*
+ * Bytes of the merged form of the parts, with room for a table image of
+ * image_bytes and no keys.
+ */
+Size
+gpuhash_flat_merged_size(char *const *parts, int nparts, Size image_bytes)
+{
+	FlatStore	h;
+	uint64		nrows = 0;
+	Size		arena = 0;
+	int			ncols = nparts > 0 ? ((FlatStore *) parts[0])->ncols : 0;
+
+	for (int i = 0; i < nparts; i++)
+	{
+		nrows += ((FlatStore *) parts[i])->nrows;
+		arena = MAXALIGN(arena) + ((FlatStore *) parts[i])->arena_bytes;
+	}
+	return flat_layout(&h, nrows, ncols, 0, arena, image_bytes);
+}
+
+/*
+ * Concatenate the parts' rows, in part order, into dst; returns where the
+ * table image goes.  Arena offsets are moved by where each part's arena
+ * lands in the merged one.
+ */
+char *
+gpuhash_flat_merge(char *const *parts, int nparts, const bool *byval,
+				   Size image_bytes, char *dst)
+{
+	FlatStore	h;
+	uint64		nrows = 0,
+				row0 = 0;
+	Size		arena = 0,
+				arena0 = 0;
+	int			ncols = nparts > 0 ? ((FlatStore *) parts[0])->ncols : 0;
+
+	for (int i = 0; i < nparts; i++)
+	{
+		nrows += ((FlatStore *) parts[i])->nrows;
+		arena = MAXALIGN(arena) + ((FlatStore *) parts[i])->arena_bytes;
+	}
+	flat_layout(&h, nrows, ncols, 0, arena, image_bytes);
+	memcpy(dst, &h, sizeof(h));
+
+	for (int i = 0; i < nparts; i++)
+	{
+		const FlatStore *p = (const FlatStore *) parts[i];
+
+		arena0 = MAXALIGN(arena0);
+		for (int c = 0; c < ncols; c++)
+		{
+			const Datum *src = (const Datum *) (parts[i] + p->values_off) + c * p->nrows;
+			Datum	   *to = (Datum *) (dst + h.values_off) + c * nrows + row0;
+
+			if (byval[c])
+				memcpy(to, src, p->nrows * sizeof(Datum));
+			else
+				for (uint64 r = 0; r < p->nrows; r++)
+					to[r] = src[r] + arena0;
+			memcpy(dst + h.isnull_off + c * nrows + row0,
+				   parts[i] + p->isnull_off + c * p->nrows, p->nrows);
+		}
+		if (p->arena_bytes > 0)
+			memcpy(dst + h.arena_off + arena0, parts[i] + p->arena_off, p->arena_bytes);
+		row0 += p->nrows;
+		arena0 += p->arena_bytes;
+	}
+	return dst + h.image_off;
+}
+
+/* A read-only store over a merged flat form; *image gets its table image. */
+void
+gpuhash_store_attach(GpuhashStore *st, MemoryContext cxt, TupleDesc desc, bool keep_columns,
+					 char *flat, const char **image, Size *image_bytes)
+{
+	const FlatStore *h = (const FlatStore *) flat;
+
+	gpuhash_store_init(st, cxt, desc, keep_columns);
+	Assert(h->ncols == st->ncols);
+	st->cxt = NULL;				/* read-only */
+	st->nrows = st->cap = h->nrows;
+	for (int c = 0; c < st->ncols; c++)
+	{
+		st->values[c] = (Datum *) (flat + h->values_off) + c * h->nrows;
+		st->isnull[c] = (bool *) (flat + h->isnull_off) + c * h->nrows;
+	}
+	st->arena = flat + h->arena_off;
+	st->arena_used = st->arena_cap = h->arena_bytes;
+	*image = flat + h->image_off;
+	*image_bytes = h->image_bytes;
+}

@@ -1,0 +1,58 @@
+/*
+ * join_store.h - rows of one side of a GpuHashJoin, column by column
+ * (join_store.c).
+ */
+#ifndef GPUHASH_JOIN_STORE_H
+#define GPUHASH_JOIN_STORE_H
+
+#pragma GCC visibility push(hidden)
+
+typedef struct GpuhashStore
+{
+	MemoryContext cxt;			/* NULL: read-only, over a flat form */
+	int			ncols;
+	uint64		nrows;
+	uint64		cap;
+	Datum	  **values;			/* [column][row]; by-reference: arena offset */
+	bool	  **isnull;
+	bool	   *byval;
+	int16	   *typlen;
+	bool		any_byref;
+	char	   *arena;
+	Size		arena_used;
+	Size		arena_cap;
+} GpuhashStore;
+
+/* keep_columns = false keeps row counts only (a side whose columns no one reads) */
+extern void gpuhash_store_init(GpuhashStore *st, MemoryContext cxt, TupleDesc desc,
+							   bool keep_columns);
+extern void gpuhash_store_reset(GpuhashStore *st);
+extern uint64 gpuhash_store_append(GpuhashStore *st, const Datum *values, const bool *isnull);
+
+/* Column c of row as a datum (by-reference values point into the arena). */
+static inline Datum
+gpuhash_store_value(const GpuhashStore *st, int c, uint64 row, bool *isnull)
+{
+	Datum		d = st->values[c][row];
+
+	*isnull = st->isnull[c][row];
+	if (*isnull)
+		return (Datum) 0;
+	return st->byval[c] ? d : PointerGetDatum(st->arena + d);
+}
+
+extern Size gpuhash_store_flat_size(const GpuhashStore *st, int key_width);
+extern void gpuhash_store_flatten(const GpuhashStore *st, const void *keys, int key_width,
+								  char *dst);
+extern uint64 gpuhash_flat_rows(const char *flat);
+extern const void *gpuhash_flat_keys(const char *flat);
+extern Size gpuhash_flat_merged_size(char *const *parts, int nparts, Size image_bytes);
+extern char *gpuhash_flat_merge(char *const *parts, int nparts, const bool *byval,
+								Size image_bytes, char *dst);
+extern void gpuhash_store_attach(GpuhashStore *st, MemoryContext cxt, TupleDesc desc,
+								 bool keep_columns, char *flat, const char **image,
+								 Size *image_bytes);
+
+#pragma GCC visibility pop
+
+#endif
