@@ -143,7 +143,7 @@ def build(log_dir):
 def reference_engine(engines):
     """Answers are checked against native_serial, or, when it is not run (it
     takes minutes a query at full scale), the first native engine that is."""
-    natives = [e.name for e in engines if e.sql == "native"]
+    natives = [e.name for e in engines if e.sql == "native" and not e.prelude]
     if not natives:
         raise SystemExit("choose at least one native engine: answers are checked against it")
     return REFERENCE if REFERENCE in natives else natives[0]
@@ -167,7 +167,7 @@ def main(argv):
         raise SystemExit("unknown engine(s): %s" % ", ".join(sorted(unknown)))
     reference = reference_engine(engines)
     # the reference first, so its answer exists before the others run
-    engines.sort(key=lambda e: (e.name != reference, e.sql != "native"))
+    engines.sort(key=lambda e: (e.name != reference, e.sql != "native" or bool(e.prelude)))
     want_w = [x.strip() for x in a.workloads.split(",") if x.strip()]
     workloads = [w for w in WORKLOADS
                  if not want_w or any(w.name == x or w.name.startswith(x + "_") for x in want_w)]
@@ -265,7 +265,7 @@ def bench(a, psql, server, cluster, out, cores, loaders, timeout, started, engin
     # which engines can run here
     skip = {}
     for e in engines:
-        why = runner.check_engine(psql, e, runner.session_prelude(
+        why = runner.check_engine(psql, e, e.prelude + runner.session_prelude(
             search_path, common, engine_settings(e, cores, per_engine)))
         if why:
             skip[e.name] = why
@@ -288,7 +288,7 @@ def bench(a, psql, server, cluster, out, cores, loaders, timeout, started, engin
             if e.name in skip:
                 rec.update(skipped=True, reason=skip[e.name])
                 continue
-            prelude = runner.session_prelude(search_path, common, rec["engine_settings"])
+            prelude = e.prelude + runner.session_prelude(search_path, common, rec["engine_settings"])
             r = runner.run_workload(psql, prelude, w.sql[e.sql], a.runs, timeout)
             rec.update(settings=r["settings"], plan=r["plan"], error=r["error"],
                        session_seconds=r["session_seconds"])

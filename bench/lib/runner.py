@@ -16,7 +16,7 @@ SETTINGS = ["work_mem", "hash_mem_multiplier", "shared_buffers", "effective_cach
             "max_parallel_workers_per_gather", "max_parallel_workers", "max_worker_processes",
             "parallel_setup_cost", "parallel_tuple_cost", "min_parallel_table_scan_size", "jit",
             "enable_hashjoin", "enable_mergejoin", "enable_nestloop",
-            "gpuhash.device", "gpuhash.batch_rows"]
+            "gpuhash.device", "gpuhash.batch_rows", "gpuhash.enable_join"]
 
 TIME_RE = re.compile(r"^Time: ([0-9.]+) ms")
 
@@ -65,6 +65,11 @@ def plan_summary(explain_json):
         if "Join Type" in n and nt.endswith(("Join", "Loop")):
             label += " (%s)" % n["Join Type"]
             joins.append(label)
+        if nt == "Custom Scan":
+            label += " %s" % n.get("Custom Plan Provider", "")
+            if "Join Type" in n:
+                label += " (%s)" % n["Join Type"]
+                joins.append(label)
         if nt in ("Function Scan",):
             label += " %s" % n.get("Function Name", "")
         if nt in ("Gather", "Gather Merge"):

@@ -4,8 +4,8 @@ engines (how a workload's SQL is run).
 Each workload has a native query and a gpuhash query that return one row,
 count and sum, so that answers compare cheaply; the joins themselves still
 produce every row.  An engine names which of the two queries it runs and the
-settings it runs them under; adding one (e.g. a future planner path that runs
-the native SQL with a gpuhash planner setting on) is one entry in ENGINES.
+settings it runs them under; the planner engines run the native SQL in a session
+that has loaded gpuhash, so that the planner may pick its GpuHashJoin.
 """
 
 
@@ -72,11 +72,12 @@ class Engine:
     to be usable; when it errors or returns something else, the engine is
     skipped with that as the recorded reason."""
 
-    def __init__(self, name, sql, settings, check=None):
+    def __init__(self, name, sql, settings, check=None, prelude=""):
         self.name = name
         self.sql = sql
         self.settings = settings
         self.check = check
+        self.prelude = prelude
 
     def resolved_settings(self, cores):
         return {k: str(v).format(cores=cores) for k, v in self.settings.items()}
@@ -90,9 +91,15 @@ ENGINES = [
            check="SELECT gpuhash_backend() = 'gpu'"),
     Engine("gpuhash_cpu", "gpuhash", {"gpuhash.device": "cpu"},
            check="SELECT gpuhash_backend() = 'cpu'"),
-    # A planner path would be one more entry, e.g.:
-    # Engine("planner", "native", {"gpuhash.enable_planner": "on"},
-    #        check="SELECT current_setting('gpuhash.enable_planner') = 'on'"),
+    # the native SQL, parallel as native_parallel, with GpuHashJoin available
+    Engine("planner_gpu", "native",
+           {"max_parallel_workers_per_gather": "{cores}", "max_parallel_workers": "{cores}",
+            "gpuhash.device": "gpu", "gpuhash.enable_join": "on"},
+           check="SELECT gpuhash_backend() = 'gpu'", prelude="LOAD 'gpuhash';\n"),
+    Engine("planner_cpu", "native",
+           {"max_parallel_workers_per_gather": "{cores}", "max_parallel_workers": "{cores}",
+            "gpuhash.device": "cpu", "gpuhash.enable_join": "on"},
+           check="SELECT gpuhash_backend() = 'cpu'", prelude="LOAD 'gpuhash';\n"),
 ]
 
 REFERENCE = "native_serial"

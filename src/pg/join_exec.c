@@ -637,6 +637,8 @@ explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyText("Build", gj->inner_partial ?
 						"shared, inner side read by all participants" :
 						"shared, inner side read by one participant", es);
+	if (es->format != EXPLAIN_FORMAT_TEXT)
+		ExplainOpenGroup("Participants", "Participants", false, es);
 	for (int i = 0; i < gj->nparticipants; i++)
 	{
 		const GpuJoinStats *s = &gj->all_stats[i];
@@ -660,9 +662,12 @@ explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es)
 		else
 		{
 			ExplainOpenGroup("Participant", NULL, true, es);
-			ExplainPropertyInteger("Participant", NULL, i, es);
+			ExplainPropertyText("Participant", i == 0 ? "leader" : psprintf("worker %d", i - 1), es);
+			ExplainPropertyBool("Built", s->built, es);
 			explain_stats(s, es);
 			ExplainCloseGroup("Participant", NULL, true, es);
 		}
 	}
+	if (es->format != EXPLAIN_FORMAT_TEXT)
+		ExplainCloseGroup("Participants", "Participants", false, es);
 }
