@@ -249,6 +249,15 @@ gpu_hash_join(PG_FUNCTION_ARGS)
 	method = gpuhash_parse_method(text_to_cstring(PG_GETARG_TEXT_PP(3)));
 	st.ctx = gpuhash_current_ctx();
 
+	/*
+	 * InitMaterializedSRF would report a call without a column definition
+	 * list (e.g. in the select list) as an internal error.
+	 */
+	if (get_call_result_type(fcinfo, NULL, NULL) != TYPEFUNC_COMPOSITE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("gpu_hash_join must be called in the FROM clause with a column definition list"),
+				 errhint("Write SELECT * FROM gpu_hash_join(...) AS j(column type, ...).")));
 	InitMaterializedSRF(fcinfo, 0);
 	st.tupstore = rsinfo->setResult;
 	st.outdesc = rsinfo->setDesc;
