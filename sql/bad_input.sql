@@ -167,6 +167,9 @@ INSERT INTO cases (stmt) VALUES
   ($$SET gpuhash.batch_rows = -1$$),
   ($$SET gpuhash.batch_rows = 2000000000$$),
   ($$SET gpuhash.batch_rows = 'many'$$),
+  ($$SET gpuhash.debug_fail_alloc_after = -1$$),
+  ($$SET gpuhash.debug_fail_alloc_after = 'often'$$),
+  ($$SET gpuhash.debug_fail_alloc_after = 3000000000$$),
   ($$SET gpuhash.no_such_setting = 1$$);
 
 SELECT id, stmt, try(stmt) AS result FROM cases ORDER BY id;

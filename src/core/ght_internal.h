@@ -35,6 +35,7 @@ struct ght_ctx
 	uint64_t	dev_limit;
 	uint64_t	dev_bytes;
 	uint64_t	fail_after;		/* 0 = off; else allocations left before one fails */
+	ght_status	alloc_status;	/* CPU: why the last cpu_mem_alloc failed */
 	void	   *gpu;			/* struct ght_gpu_ctx (streams, scratch), GPU half only */
 };
 
@@ -83,6 +84,7 @@ int			ght_slot_bytes(int key_width);
 struct ght_probe
 {
 	ght_table  *t;
+	ght_ctx    *ctx;			/* t->ctx; ending a probe reads only this */
 	uint64_t	n;				/* probe keys */
 	uint64_t	total;			/* matching pairs */
 	uint64_t	emitted;		/* pairs handed out so far */

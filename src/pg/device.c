@@ -163,7 +163,18 @@ gpuhash_current_ctx(void)
 		ctx = gpu_context(gpuhash_device_setting == GPUHASH_DEVICE_GPU);
 	if (ctx == NULL)
 		ctx = cpu_context();
+	gpuhash_apply_settings(ctx);
 	return ctx;
+}
+
+/*
+ * Armed again at every call, so that an injected failure hits the n-th
+ * allocation of each call, whatever earlier calls allocated.
+ */
+void
+gpuhash_apply_settings(ght_ctx *ctx)
+{
+	ght_ctx_fail_alloc_after(ctx, (uint64) gpuhash_debug_fail_alloc_after);
 }
 
 /* ---- errors -------------------------------------------------------------- */
@@ -254,6 +265,24 @@ gpuhash_report(ght_ctx *ctx, ght_status status, const char *what)
 
 PG_FUNCTION_INFO_V1(gpuhash_backend);
 PG_FUNCTION_INFO_V1(gpuhash_devices);
+PG_FUNCTION_INFO_V1(gpuhash_memory);
+
+/*
+ * Bytes of hash-table memory this session's contexts hold now: device memory
+ * on the GPU, host memory on the CPU; named tables included, pinned staging
+ * buffers not.  Creates no context.
+ */
+Datum
+gpuhash_memory(PG_FUNCTION_ARGS)
+{
+	uint64		bytes = 0;
+
+	if (cpu_ctx != NULL)
+		bytes += ght_ctx_device_bytes(cpu_ctx);
+	if (gpu_ctx != NULL)
+		bytes += ght_ctx_device_bytes(gpu_ctx);
+	PG_RETURN_INT64((int64) bytes);
+}
 
 /* What the current settings resolve to now: the device later calls will use. */
 Datum

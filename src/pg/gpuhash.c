@@ -17,6 +17,7 @@ void		_PG_init(void);
 
 int			gpuhash_device_setting = GPUHASH_DEVICE_AUTO;
 int			gpuhash_batch_rows = 1048576;
+int			gpuhash_debug_fail_alloc_after = 0;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUHASH_DEVICE_AUTO, false},
@@ -53,6 +54,22 @@ _PG_init(void)
 							1 << 30,
 							PGC_USERSET,
 							0,
+							NULL, NULL, NULL);
+
+	/*
+	 * A testing aid: it makes queries fail on purpose, so only a superuser
+	 * may set it.
+	 */
+	DefineCustomIntVariable("gpuhash.debug_fail_alloc_after",
+							"Makes the n-th hash-table memory allocation of each gpuhash call fail (0 = off).",
+							"For testing how failures are handled: the call fails as if the "
+							"device (or, on the CPU, the host) were out of memory.",
+							&gpuhash_debug_fail_alloc_after,
+							0,
+							0,
+							INT_MAX,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("gpuhash");

@@ -38,11 +38,17 @@ typedef enum GpuhashDeviceSetting
 
 extern int	gpuhash_device_setting;
 extern int	gpuhash_batch_rows;
+extern int	gpuhash_debug_fail_alloc_after;
 
 /* ---- devices and errors (device.c) --------------------------------------- */
 
-/* The context the current settings resolve to; ERROR if there is none. */
+/*
+ * The context the current settings resolve to, with the per-call settings
+ * applied (gpuhash_apply_settings); ERROR if there is none.
+ */
 extern ght_ctx *gpuhash_current_ctx(void);
+/* Arm a context's per-call settings; each SQL call that uses one does so. */
+extern void gpuhash_apply_settings(ght_ctx *ctx);
 
 /* ereport(ERROR) for a failed core call; "what" completes "could not %s". */
 extern void gpuhash_report(ght_ctx *ctx, ght_status status,
