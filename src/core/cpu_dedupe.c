@@ -47,9 +47,11 @@ radix_sort(ght_ctx *ctx, const void *keys, int width, uint64_t n, uint32_t **row
 
 		if (ght_interrupted(ctx))
 		{
+			/* after a pass r2 may be the caller's buffer: keep r, as below */
 			cpu_mem_free(ctx, k);
 			cpu_mem_free(ctx, k2);
 			cpu_mem_free(ctx, r2);
+			*rows_io = r;
 			return GHT_ERR_INTERRUPTED;
 		}
 		memset(count, 0, sizeof(count));
