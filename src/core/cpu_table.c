@@ -58,6 +58,7 @@ cpu_mem_alloc(ght_ctx *ctx, uint64_t bytes, int zero)
 	if (ctx->dev_limit > 0 && ctx->dev_bytes + bytes > ctx->dev_limit)
 	{
 		ctx->alloc_status = GHT_ERR_MEM_LIMIT;
+		ctx->limit_need = ctx->dev_bytes + bytes;
 		ght_fail(ctx, GHT_ERR_MEM_LIMIT,
 				 "%llu more bytes of table memory would exceed the limit of %llu bytes (%llu in use)",
 				 (unsigned long long) bytes, (unsigned long long) ctx->dev_limit,

@@ -153,6 +153,11 @@ void		ght_ctx_set_device_limit(ght_ctx *ctx, uint64_t bytes);
 /* Device bytes held now by tables and scratch of this context. */
 uint64_t	ght_ctx_device_bytes(const ght_ctx *ctx);
 /*
+ * After GHT_ERR_MEM_LIMIT: the bytes the context would have held had the
+ * refused allocation been made, a lower bound of what the call needed.
+ */
+uint64_t	ght_ctx_limit_need(const ght_ctx *ctx);
+/*
  * Give device memory that the context keeps for reuse back to the driver.
  * A GPU context keeps freed device memory in a pool so that the next build
  * or batch need not allocate again; call this at the end of a statement.

@@ -201,6 +201,12 @@ ght_ctx_device_bytes(const ght_ctx *ctx)
 	return ctx->dev_bytes;
 }
 
+uint64_t
+ght_ctx_limit_need(const ght_ctx *ctx)
+{
+	return ctx->limit_need;
+}
+
 void
 ght_ctx_trim(ght_ctx *ctx)
 {

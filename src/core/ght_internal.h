@@ -34,6 +34,7 @@ struct ght_ctx
 	void	   *interrupt_arg;
 	uint64_t	dev_limit;
 	uint64_t	dev_bytes;
+	uint64_t	limit_need;		/* dev_bytes + request of the last allocation the limit refused */
 	uint64_t	fail_after;		/* 0 = off; else allocations left before one fails */
 	ght_status	alloc_status;	/* CPU: why the last cpu_mem_alloc failed */
 	void	   *gpu;			/* struct ght_gpu_ctx (streams, scratch), GPU half only */

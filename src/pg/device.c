@@ -175,6 +175,27 @@ void
 gpuhash_apply_settings(ght_ctx *ctx)
 {
 	ght_ctx_fail_alloc_after(ctx, (uint64) gpuhash_debug_fail_alloc_after);
+	ght_ctx_set_device_limit(ctx, gpuhash_device_limit(ctx));
+}
+
+/*
+ * The limit gpuhash.max_device_memory sets, in bytes; 0 for none.  Its
+ * default leaves a tenth of the GPU's free memory to other users of the
+ * device (other backends, the driver's own needs); the host's memory is
+ * left to the operating system.
+ */
+uint64
+gpuhash_device_limit(ght_ctx *ctx)
+{
+	ght_device_info info;
+	char		why[256];
+
+	if (gpuhash_max_device_memory > 0)
+		return (uint64) gpuhash_max_device_memory * 1024 * 1024;
+	if (ght_ctx_device(ctx) != GHT_GPU ||
+		ght_gpu_info(GPU_ID, &info, why, sizeof(why)) != GHT_OK)
+		return 0;
+	return ght_ctx_device_bytes(ctx) + info.free_bytes / 10 * 9;
 }
 
 /* ---- errors -------------------------------------------------------------- */
@@ -226,7 +247,11 @@ report_status(ght_status status, const char *what, const char *detail,
 			code = ERRCODE_OUT_OF_MEMORY;
 			break;
 		case GHT_ERR_MEM_LIMIT:
-			code = ERRCODE_CONFIGURATION_LIMIT_EXCEEDED;
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("could not %s: it needs more than gpuhash.max_device_memory", what),
+					 detail[0] ? errdetail_internal("%s", detail) : 0,
+					 errhint("Raise gpuhash.max_device_memory.")));
 			break;
 		case GHT_ERR_BUILD_FAILED:
 		case GHT_ERR_TOO_LARGE:

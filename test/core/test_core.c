@@ -1024,6 +1024,7 @@ case_device_memory(const config *c)
 	CHECK(ght_ctx_device_bytes(c->ctx) == 0, "bytes left after limit");
 	CHECK(strstr(ght_ctx_error_detail(c->ctx), "limit of 4096 bytes") != NULL,
 		  "detail: %s", ght_ctx_error_detail(c->ctx));
+	CHECK(ght_ctx_limit_need(c->ctx) > 4096, "limit_need %" PRIu64, ght_ctx_limit_need(c->ctx));
 	ght_ctx_set_device_limit(c->ctx, (uint64_t) 1 << 30);
 	s = build_table(c, k, k, n, &t);
 	ght_ctx_set_device_limit(c->ctx, 0);
