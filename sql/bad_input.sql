@@ -170,6 +170,10 @@ INSERT INTO cases (stmt) VALUES
   ($$SET gpuhash.debug_fail_alloc_after = -1$$),
   ($$SET gpuhash.debug_fail_alloc_after = 'often'$$),
   ($$SET gpuhash.debug_fail_alloc_after = 3000000000$$),
+  ($$SET gpuhash.max_device_memory = -1$$),
+  ($$SET gpuhash.max_device_memory = 'lots'$$),
+  ($$SET gpuhash.max_device_memory = '10 parsecs'$$),
+  ($$SET gpuhash.max_device_memory = '4096PB'$$),
   ($$SET gpuhash.no_such_setting = 1$$);
 
 SELECT id, stmt, try(stmt) AS result FROM cases ORDER BY id;
