@@ -21,19 +21,19 @@ key_at(const void *keys, int width, uint64_t i)
 static ght_status
 radix_sort(ght_ctx *ctx, const void *keys, int width, uint64_t n, uint32_t **rows_io)
 {
-	uint64_t   *k = malloc(n * sizeof(uint64_t));
-	uint64_t   *k2 = malloc(n * sizeof(uint64_t));
+	uint64_t	m = n ? n : 1;
+	uint64_t   *k = cpu_mem_alloc(ctx, m * sizeof(uint64_t), 0);
+	uint64_t   *k2 = cpu_mem_alloc(ctx, m * sizeof(uint64_t), 0);
 	uint32_t   *r = *rows_io;
-	uint32_t   *r2 = malloc(n * sizeof(uint32_t));
+	uint32_t   *r2 = cpu_mem_alloc(ctx, m * sizeof(uint32_t), 0);
 	uint64_t	count[256];
 
 	if (k == NULL || k2 == NULL || r2 == NULL)
 	{
-		free(k);
-		free(k2);
-		free(r2);
-		return ght_fail(ctx, GHT_ERR_HOST_NOMEM, "could not allocate sort buffers for %llu rows",
-						(unsigned long long) n);
+		cpu_mem_free(ctx, k);
+		cpu_mem_free(ctx, k2);
+		cpu_mem_free(ctx, r2);
+		return cpu_mem_failure(ctx);
 	}
 	for (uint64_t i = 0; i < n; i++)
 	{
@@ -47,9 +47,11 @@ radix_sort(ght_ctx *ctx, const void *keys, int width, uint64_t n, uint32_t **row
 
 		if (ght_interrupted(ctx))
 		{
-			free(k);
-			free(k2);
-			free(r2);
+			/* after a pass r2 may be the caller's buffer: keep r, as below */
+			cpu_mem_free(ctx, k);
+			cpu_mem_free(ctx, k2);
+			cpu_mem_free(ctx, r2);
+			*rows_io = r;
 			return GHT_ERR_INTERRUPTED;
 		}
 		memset(count, 0, sizeof(count));
@@ -85,10 +87,10 @@ radix_sort(ght_ctx *ctx, const void *keys, int width, uint64_t n, uint32_t **row
 			r2 = tr;
 		}
 	}
-	free(k);
-	free(k2);
+	cpu_mem_free(ctx, k);
+	cpu_mem_free(ctx, k2);
 	/* r may now be the scratch buffer: hand back whichever holds the result */
-	free(r2);
+	cpu_mem_free(ctx, r2);
 	*rows_io = r;
 	return GHT_OK;
 }
@@ -105,19 +107,18 @@ cpu_dedupe(ght_ctx *ctx, const void *keys, int width, uint64_t n, cpu_dedupe_t *
 	uint64_t	u = 0;
 
 	memset(d, 0, sizeof(*d));
-	d->rows = malloc((n ? n : 1) * sizeof(uint32_t));
-	d->ukeys = malloc((n ? n : 1) * (size_t) width);
-	d->counts = malloc((n ? n : 1) * sizeof(uint32_t));
+	d->rows = cpu_mem_alloc(ctx, (n ? n : 1) * sizeof(uint32_t), 0);
+	d->ukeys = cpu_mem_alloc(ctx, (n ? n : 1) * (uint64_t) width, 0);
+	d->counts = cpu_mem_alloc(ctx, (n ? n : 1) * sizeof(uint32_t), 0);
 	if (d->rows == NULL || d->ukeys == NULL || d->counts == NULL)
 	{
-		cpu_dedupe_free(d);
-		return ght_fail(ctx, GHT_ERR_HOST_NOMEM, "could not allocate %llu distinct keys",
-						(unsigned long long) n);
+		cpu_dedupe_free(ctx, d);
+		return cpu_mem_failure(ctx);
 	}
 	s = radix_sort(ctx, keys, width, n, &d->rows);
 	if (s != GHT_OK)
 	{
-		cpu_dedupe_free(d);
+		cpu_dedupe_free(ctx, d);
 		return s;
 	}
 	for (uint64_t i = 0; i < n; i++)
@@ -140,10 +141,10 @@ cpu_dedupe(ght_ctx *ctx, const void *keys, int width, uint64_t n, cpu_dedupe_t *
 }
 
 void
-cpu_dedupe_free(cpu_dedupe_t *d)
+cpu_dedupe_free(ght_ctx *ctx, cpu_dedupe_t *d)
 {
-	free(d->rows);
-	free(d->ukeys);
-	free(d->counts);
+	cpu_mem_free(ctx, d->rows);
+	cpu_mem_free(ctx, d->ukeys);
+	cpu_mem_free(ctx, d->counts);
 	memset(d, 0, sizeof(*d));
 }

@@ -36,10 +36,75 @@
 
 #define W32(t) ((t)->opts.key_width == 4)
 
+/* Each block starts with its size, so that frees need not be told it. */
+typedef struct cpu_mem_hdr
+{
+	uint64_t	bytes;
+	uint64_t	pad;			/* keeps the block 16-byte aligned */
+} cpu_mem_hdr;
+
+void *
+cpu_mem_alloc(ght_ctx *ctx, uint64_t bytes, int zero)
+{
+	cpu_mem_hdr *h;
+
+	if (ctx->fail_after > 0 && --ctx->fail_after == 0)
+	{
+		ctx->alloc_status = GHT_ERR_HOST_NOMEM;
+		ght_fail(ctx, GHT_ERR_HOST_NOMEM, "injected failure of a %llu-byte allocation",
+				 (unsigned long long) bytes);
+		return NULL;
+	}
+	if (ctx->dev_limit > 0 && ctx->dev_bytes + bytes > ctx->dev_limit)
+	{
+		ctx->alloc_status = GHT_ERR_MEM_LIMIT;
+		ctx->limit_need = ctx->dev_bytes + bytes;
+		ght_fail(ctx, GHT_ERR_MEM_LIMIT,
+				 "%llu more bytes of table memory would exceed the limit of %llu bytes (%llu in use)",
+				 (unsigned long long) bytes, (unsigned long long) ctx->dev_limit,
+				 (unsigned long long) ctx->dev_bytes);
+		return NULL;
+	}
+	if (bytes > SIZE_MAX - sizeof(cpu_mem_hdr))
+		h = NULL;
+	else if (zero)
+		h = calloc(1, sizeof(cpu_mem_hdr) + (size_t) bytes);
+	else
+		h = malloc(sizeof(cpu_mem_hdr) + (size_t) bytes);
+	if (h == NULL)
+	{
+		ctx->alloc_status = GHT_ERR_HOST_NOMEM;
+		ght_fail(ctx, GHT_ERR_HOST_NOMEM, "could not allocate %llu bytes of host memory",
+				 (unsigned long long) bytes);
+		return NULL;
+	}
+	h->bytes = bytes;
+	ctx->dev_bytes += bytes;
+	return h + 1;
+}
+
+void
+cpu_mem_free(ght_ctx *ctx, void *p)
+{
+	cpu_mem_hdr *h;
+
+	if (p == NULL)
+		return;
+	h = (cpu_mem_hdr *) p - 1;
+	ctx->dev_bytes -= h->bytes;
+	free(h);
+}
+
+ght_status
+cpu_mem_failure(ght_ctx *ctx)
+{
+	return ctx->alloc_status != GHT_OK ? ctx->alloc_status : GHT_ERR_HOST_NOMEM;
+}
+
 void *
 cpu_table_alloc(ght_table *t, int which, uint64_t bytes)
 {
-	void	   *p = malloc(bytes ? bytes : 1);
+	void	   *p = cpu_mem_alloc(t->ctx, bytes, 0);
 
 	if (p != NULL)
 	{
@@ -53,7 +118,7 @@ cpu_table_alloc(ght_table *t, int which, uint64_t bytes)
 void
 cpu_table_release(ght_table *t, int which)
 {
-	free(t->mem[which]);
+	cpu_mem_free(t->ctx, t->mem[which]);
 	t->bytes -= t->mem_bytes[which];
 	t->mem[which] = NULL;
 	t->mem_bytes[which] = 0;
@@ -83,8 +148,7 @@ list_pool_alloc(ght_table *t, uint64_t cap)
 	t->ix.payload = cpu_table_alloc(t, GHT_MEM_PAYLOAD, cap * (uint64_t) t->opts.payload_width);
 	t->ix.next = cpu_table_alloc(t, GHT_MEM_NEXT, cap * sizeof(uint32_t));
 	if (t->ix.payload == NULL || t->ix.next == NULL)
-		return ght_fail(t->ctx, GHT_ERR_HOST_NOMEM, "could not allocate %llu payload nodes",
-						(unsigned long long) cap);
+		return cpu_mem_failure(t->ctx);
 	t->pool_cap = cap;
 	return GHT_OK;
 }
@@ -222,8 +286,7 @@ build_range(ght_table *t, const void *payloads, const uint32_t *rows,
 	ix->offsets = cpu_table_alloc(t, GHT_MEM_OFFSETS, (d + 1) * sizeof(uint32_t));
 	ix->payload = cpu_table_alloc(t, GHT_MEM_PAYLOAD, (n ? n : 1) * (uint64_t) t->opts.payload_width);
 	if (ix->offsets == NULL || ix->payload == NULL)
-		return ght_fail(t->ctx, GHT_ERR_HOST_NOMEM, "could not allocate payloads of %llu rows",
-						(unsigned long long) n);
+		return cpu_mem_failure(t->ctx);
 	for (uint64_t u = 0; u < d; u++)
 	{
 		ix->offsets[u] = (uint32_t) off;
@@ -275,10 +338,10 @@ ght_cpu_build(ght_table *t, const void *keys, const void *payloads, uint64_t n)
 		ukeys = dd.ukeys;
 		d = dd.nunique;
 	}
-	refs = malloc((d ? d : 1) * sizeof(uint64_t));
+	refs = cpu_mem_alloc(t->ctx, (d ? d : 1) * sizeof(uint64_t), 0);
 	if (refs == NULL)
 	{
-		s = ght_fail(t->ctx, GHT_ERR_HOST_NOMEM, "could not allocate %llu refs", (unsigned long long) d);
+		s = cpu_mem_failure(t->ctx);
 		goto done;
 	}
 	if (d == n && payload_fits_inline(t))
@@ -301,8 +364,8 @@ ght_cpu_build(ght_table *t, const void *keys, const void *payloads, uint64_t n)
 	s = build_index(t, ukeys, refs, d);
 
 done:
-	free(refs);
-	cpu_dedupe_free(&dd);
+	cpu_mem_free(t->ctx, refs);
+	cpu_dedupe_free(t->ctx, &dd);
 	return s;
 }
 
@@ -361,16 +424,15 @@ ght_status
 ght_cpu_probe_begin(ght_probe *p, const void *keys)
 {
 	ght_table  *t = p->t;
-	cpu_probe_state *st = calloc(1, sizeof(cpu_probe_state));
+	cpu_probe_state *st = cpu_mem_alloc(t->ctx, sizeof(cpu_probe_state), 1);
 
 	if (st == NULL)
-		return ght_fail(t->ctx, GHT_ERR_HOST_NOMEM, "could not allocate probe state");
+		return cpu_mem_failure(t->ctx);
 	p->priv = st;
-	st->ref = malloc(p->n * sizeof(uint64_t));
-	st->rows = malloc(p->n * sizeof(uint64_t));
+	st->ref = cpu_mem_alloc(t->ctx, (p->n ? p->n : 1) * sizeof(uint64_t), 0);
+	st->rows = cpu_mem_alloc(t->ctx, (p->n ? p->n : 1) * sizeof(uint64_t), 0);
 	if (st->ref == NULL || st->rows == NULL)
-		return ght_fail(t->ctx, GHT_ERR_HOST_NOMEM, "could not allocate probe state for %llu keys",
-						(unsigned long long) p->n);
+		return cpu_mem_failure(t->ctx);
 	for (uint64_t i = 0; i < p->n; i++)
 	{
 		uint64_t	ref;
@@ -401,16 +463,15 @@ ght_cpu_probe_next(ght_probe *p, uint64_t max_pairs, uint64_t *n_out)
 		want = max_pairs;
 	if (p->out_cap < want)
 	{
-		free(p->out_idx);
-		free(p->out_payload);
-		p->out_idx = malloc(want * sizeof(uint32_t));
-		p->out_payload = malloc(want * sizeof(uint64_t));
+		cpu_mem_free(t->ctx, p->out_idx);
+		cpu_mem_free(t->ctx, p->out_payload);
+		p->out_idx = cpu_mem_alloc(t->ctx, want * sizeof(uint32_t), 0);
+		p->out_payload = cpu_mem_alloc(t->ctx, want * sizeof(uint64_t), 0);
 		p->out_cap = want;
 		if (p->out_idx == NULL || p->out_payload == NULL)
 		{
 			p->out_cap = 0;
-			return ght_fail(t->ctx, GHT_ERR_HOST_NOMEM, "could not allocate %llu result pairs",
-							(unsigned long long) want);
+			return cpu_mem_failure(t->ctx);
 		}
 	}
 	while (m < want && st->cur_i < p->n)
@@ -439,10 +500,12 @@ ght_cpu_probe_end(ght_probe *p)
 
 	if (st)
 	{
-		free(st->ref);
-		free(st->rows);
-		free(st);
+		cpu_mem_free(p->ctx, st->ref);
+		cpu_mem_free(p->ctx, st->rows);
+		cpu_mem_free(p->ctx, st);
 	}
-	free(p->out_idx);
-	free(p->out_payload);
+	cpu_mem_free(p->ctx, p->out_idx);
+	cpu_mem_free(p->ctx, p->out_payload);
+	p->out_idx = NULL;
+	p->out_payload = NULL;
 }

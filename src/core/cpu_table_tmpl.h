@@ -179,8 +179,8 @@ F(cuckoo_build) (ght_table *t, const KT *ukeys, const uint64_t *refs, uint64_t D
 	ght_index  *ix = &t->ix;
 	double		load = t->opts.load_factor;
 	uint32_t	avg = GHT_BUCKET_AVG;
-	uint32_t   *bucket = malloc((D ? D : 1) * sizeof(uint32_t));
-	uint32_t   *order = malloc((D ? D : 1) * sizeof(uint32_t));
+	uint32_t   *bucket = cpu_mem_alloc(ctx, (D ? D : 1) * sizeof(uint32_t), 0);
+	uint32_t   *order = cpu_mem_alloc(ctx, (D ? D : 1) * sizeof(uint32_t), 0);
 	uint32_t   *count = NULL;
 	uint64_t   *start = NULL;
 	ght_status	s = GHT_OK;
@@ -190,8 +190,7 @@ F(cuckoo_build) (ght_table *t, const KT *ukeys, const uint64_t *refs, uint64_t D
 
 	if (bucket == NULL || order == NULL)
 	{
-		s = ght_fail(ctx, GHT_ERR_HOST_NOMEM, "could not allocate bucket arrays for %llu keys",
-					 (unsigned long long) D);
+		s = cpu_mem_failure(ctx);
 		goto done;
 	}
 	t->build_attempts = 1;
@@ -218,13 +217,13 @@ F(cuckoo_build) (ght_table *t, const KT *ukeys, const uint64_t *refs, uint64_t D
 			}
 			ix->seed = ght_subseed(t->opts.seed, attempt_seed++);
 			nb = ght_cuckoo_nbuckets(D, avg);
-			free(count);
-			free(start);
-			count = calloc(nb, sizeof(uint32_t));
-			start = malloc(((uint64_t) nb + 1) * sizeof(uint64_t));
+			cpu_mem_free(ctx, count);
+			cpu_mem_free(ctx, start);
+			count = cpu_mem_alloc(ctx, (uint64_t) nb * sizeof(uint32_t), 1);
+			start = cpu_mem_alloc(ctx, ((uint64_t) nb + 1) * sizeof(uint64_t), 0);
 			if (count == NULL || start == NULL)
 			{
-				s = ght_fail(ctx, GHT_ERR_HOST_NOMEM, "could not allocate %u buckets", nb);
+				s = cpu_mem_failure(ctx);
 				goto done;
 			}
 			maxc = 0;
@@ -266,7 +265,7 @@ F(cuckoo_build) (ght_table *t, const KT *ukeys, const uint64_t *refs, uint64_t D
 		ix->buckets = cpu_table_alloc(t, GHT_MEM_BUCKETS, (uint64_t) nb * sizeof(uint64_t));
 		if (ix->buckets == NULL)
 		{
-			s = ght_fail(ctx, GHT_ERR_HOST_NOMEM, "could not allocate %u bucket descriptors", nb);
+			s = cpu_mem_failure(ctx);
 			goto done;
 		}
 		for (uint32_t b = 0; b < nb; b++)
@@ -289,8 +288,7 @@ F(cuckoo_build) (ght_table *t, const KT *ukeys, const uint64_t *refs, uint64_t D
 		ix->slots = slots;
 		if (slots == NULL)
 		{
-			s = ght_fail(ctx, GHT_ERR_HOST_NOMEM, "could not allocate %llu slots",
-						 (unsigned long long) ix->nslots + 1);
+			s = cpu_mem_failure(ctx);
 			goto done;
 		}
 		F(fill_empty) (slots, ix->nslots + 1);
@@ -349,10 +347,10 @@ F(cuckoo_build) (ght_table *t, const KT *ukeys, const uint64_t *refs, uint64_t D
 	t->opts.load_factor = load;
 
 done:
-	free(bucket);
-	free(order);
-	free(count);
-	free(start);
+	cpu_mem_free(ctx, bucket);
+	cpu_mem_free(ctx, order);
+	cpu_mem_free(ctx, count);
+	cpu_mem_free(ctx, start);
 	return s;
 }
 
@@ -371,8 +369,7 @@ F(linear_alloc) (ght_table *t, uint64_t keys)
 	cpu_table_release(t, GHT_MEM_SLOTS);
 	slots = cpu_table_alloc(t, GHT_MEM_SLOTS, (cap + 1) * sizeof(ST));
 	if (slots == NULL)
-		return ght_fail(t->ctx, GHT_ERR_HOST_NOMEM, "could not allocate %llu slots",
-						(unsigned long long) cap + 1);
+		return cpu_mem_failure(t->ctx);
 	F(fill_empty) (slots, cap + 1);
 	ix->slots = slots;
 	ix->nslots = cap;

@@ -98,7 +98,9 @@ const char *ght_method_name(ght_method m);
 /* ---------------------------------------------------------------------------
  * Contexts: one per device (and per thread).  A GPU context owns a device,
  * its streams, pinned staging buffers and scratch memory; a CPU context owns
- * nothing but its error text.
+ * nothing but its error text.  Either counts the table and scratch memory
+ * its tables, builds and probes hold ("device bytes": host memory on the
+ * CPU), applies its limit to it, and can be told to fail an allocation.
  * ------------------------------------------------------------------------- */
 
 /* Is the library compiled with CUDA support? */
@@ -142,17 +144,30 @@ const char *ght_ctx_cuda_error_name(const ght_ctx *ctx);
  */
 void		ght_ctx_set_interrupt(ght_ctx *ctx, int (*cb) (void *), void *arg);
 
-/* Upper bound on device bytes this context may hold at once (0 = none). */
+/*
+ * Upper bound on device bytes (host bytes on a CPU context) this context's
+ * tables and scratch may hold at once (0 = none); an allocation beyond it
+ * fails with GHT_ERR_MEM_LIMIT.
+ */
 void		ght_ctx_set_device_limit(ght_ctx *ctx, uint64_t bytes);
 /* Device bytes held now by tables and scratch of this context. */
 uint64_t	ght_ctx_device_bytes(const ght_ctx *ctx);
+/*
+ * After GHT_ERR_MEM_LIMIT: the bytes the context would have held had the
+ * refused allocation been made, a lower bound of what the call needed.
+ */
+uint64_t	ght_ctx_limit_need(const ght_ctx *ctx);
 /*
  * Give device memory that the context keeps for reuse back to the driver.
  * A GPU context keeps freed device memory in a pool so that the next build
  * or batch need not allocate again; call this at the end of a statement.
  */
 void		ght_ctx_trim(ght_ctx *ctx);
-/* Testing aid: make the n-th device allocation from now on fail (0 = off). */
+/*
+ * Testing aid: make the n-th table or scratch allocation from now on fail
+ * (0 = off), with GHT_ERR_DEVICE_NOMEM on a GPU context (device memory) and
+ * GHT_ERR_HOST_NOMEM on a CPU context.
+ */
 void		ght_ctx_fail_alloc_after(ght_ctx *ctx, uint64_t n);
 
 /*
@@ -266,6 +281,10 @@ uint64_t	ght_probe_total(const ght_probe *p);
 ght_status	ght_probe_next(ght_probe *p, uint64_t max_pairs,
 						   const uint32_t **probe_idx, const uint64_t **payload,
 						   uint64_t *n_out);
+/*
+ * Frees the probe.  It reads only the probe and its context, not the table,
+ * so cleanup code that frees a table and its probe in either order is safe.
+ */
 void		ght_probe_end(ght_probe *p);
 
 /* ---------------------------------------------------------------------------

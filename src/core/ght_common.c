@@ -201,6 +201,12 @@ ght_ctx_device_bytes(const ght_ctx *ctx)
 	return ctx->dev_bytes;
 }
 
+uint64_t
+ght_ctx_limit_need(const ght_ctx *ctx)
+{
+	return ctx->limit_need;
+}
+
 void
 ght_ctx_trim(ght_ctx *ctx)
 {
@@ -441,6 +447,7 @@ ght_probe_begin(ght_table *t, const void *keys, uint64_t n, ght_probe **out)
 	if (p == NULL)
 		return ght_fail(t->ctx, GHT_ERR_HOST_NOMEM, "could not allocate a probe");
 	p->t = t;
+	p->ctx = t->ctx;
 	p->n = n;
 	if (n > 0)
 	{
@@ -489,7 +496,7 @@ ght_probe_end(ght_probe *p)
 {
 	if (p == NULL)
 		return;
-	if (p->t->ctx->dev == GHT_GPU)
+	if (p->ctx->dev == GHT_GPU)
 		ght_gpu_probe_end(p);
 	else
 		ght_cpu_probe_end(p);

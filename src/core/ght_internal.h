@@ -34,7 +34,9 @@ struct ght_ctx
 	void	   *interrupt_arg;
 	uint64_t	dev_limit;
 	uint64_t	dev_bytes;
+	uint64_t	limit_need;		/* dev_bytes + request of the last allocation the limit refused */
 	uint64_t	fail_after;		/* 0 = off; else allocations left before one fails */
+	ght_status	alloc_status;	/* CPU: why the last cpu_mem_alloc failed */
 	void	   *gpu;			/* struct ght_gpu_ctx (streams, scratch), GPU half only */
 };
 
@@ -84,6 +86,7 @@ int			ght_slot_bytes(int key_width);
 struct ght_probe
 {
 	ght_table  *t;
+	ght_ctx    *ctx;			/* t->ctx; ending a probe reads only this */
 	uint64_t	n;				/* probe keys */
 	uint64_t	total;			/* matching pairs */
 	uint64_t	emitted;		/* pairs handed out so far */

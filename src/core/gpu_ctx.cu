@@ -149,9 +149,12 @@ gpu_alloc(ght_ctx *ctx, void **p, size_t bytes)
 		return ght_fail(ctx, GHT_ERR_DEVICE_NOMEM, "injected failure of a %zu-byte device allocation", bytes);
 	}
 	if (ctx->dev_limit > 0 && ctx->dev_bytes + bytes > ctx->dev_limit)
+	{
+		ctx->limit_need = ctx->dev_bytes + bytes;
 		return ght_fail(ctx, GHT_ERR_MEM_LIMIT,
 						"%zu more bytes of device memory would exceed the limit of %llu bytes (%llu in use)",
 						bytes, (unsigned long long) ctx->dev_limit, (unsigned long long) ctx->dev_bytes);
+	}
 	e = cudaMallocAsync(p, bytes ? bytes : 1, gctx(ctx)->stream[0]);
 	if (e != cudaSuccess)
 	{

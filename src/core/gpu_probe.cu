@@ -501,8 +501,8 @@ ght_gpu_probe_end(ght_probe *p)
 		free(s->host_pos);
 		delete s;
 	}
-	ght_gpu_host_free(p->t->ctx, p->out_idx);
-	ght_gpu_host_free(p->t->ctx, p->out_payload);
+	ght_gpu_host_free(p->ctx, p->out_idx);
+	ght_gpu_host_free(p->ctx, p->out_payload);
 	p->out_idx = NULL;
 	p->out_payload = NULL;
 }

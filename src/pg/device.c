@@ -174,7 +174,39 @@ gpuhash_current_ctx(void)
 		ctx = gpu_context(gpuhash_device_setting == GPUHASH_DEVICE_GPU);
 	if (ctx == NULL)
 		ctx = cpu_context();
+	gpuhash_apply_settings(ctx);
 	return ctx;
+}
+
+/*
+ * Armed again at every call, so that an injected failure hits the n-th
+ * allocation of each call, whatever earlier calls allocated.
+ */
+void
+gpuhash_apply_settings(ght_ctx *ctx)
+{
+	ght_ctx_fail_alloc_after(ctx, (uint64) gpuhash_debug_fail_alloc_after);
+	ght_ctx_set_device_limit(ctx, gpuhash_device_limit(ctx));
+}
+
+/*
+ * The limit gpuhash.max_device_memory sets, in bytes; 0 for none.  Its
+ * default leaves a tenth of the GPU's free memory to other users of the
+ * device (other backends, the driver's own needs); the host's memory is
+ * left to the operating system.
+ */
+uint64
+gpuhash_device_limit(ght_ctx *ctx)
+{
+	ght_device_info info;
+	char		why[256];
+
+	if (gpuhash_max_device_memory > 0)
+		return (uint64) gpuhash_max_device_memory * 1024 * 1024;
+	if (ght_ctx_device(ctx) != GHT_GPU ||
+		ght_gpu_info(GPU_ID, &info, why, sizeof(why)) != GHT_OK)
+		return 0;
+	return ght_ctx_device_bytes(ctx) + info.free_bytes / 10 * 9;
 }
 
 /* ---- errors -------------------------------------------------------------- */
@@ -226,7 +258,11 @@ report_status(ght_status status, const char *what, const char *detail,
 			code = ERRCODE_OUT_OF_MEMORY;
 			break;
 		case GHT_ERR_MEM_LIMIT:
-			code = ERRCODE_CONFIGURATION_LIMIT_EXCEEDED;
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("could not %s: it needs more than gpuhash.max_device_memory", what),
+					 detail[0] ? errdetail_internal("%s", detail) : 0,
+					 errhint("Raise gpuhash.max_device_memory.")));
 			break;
 		case GHT_ERR_BUILD_FAILED:
 		case GHT_ERR_TOO_LARGE:
@@ -265,6 +301,24 @@ gpuhash_report(ght_ctx *ctx, ght_status status, const char *what)
 
 PG_FUNCTION_INFO_V1(gpuhash_backend);
 PG_FUNCTION_INFO_V1(gpuhash_devices);
+PG_FUNCTION_INFO_V1(gpuhash_memory);
+
+/*
+ * Bytes of hash-table memory this session's contexts hold now: device memory
+ * on the GPU, host memory on the CPU; named tables included, pinned staging
+ * buffers not.  Creates no context.
+ */
+Datum
+gpuhash_memory(PG_FUNCTION_ARGS)
+{
+	uint64		bytes = 0;
+
+	if (cpu_ctx != NULL)
+		bytes += ght_ctx_device_bytes(cpu_ctx);
+	if (gpu_ctx != NULL)
+		bytes += ght_ctx_device_bytes(gpu_ctx);
+	PG_RETURN_INT64((int64) bytes);
+}
 
 /* What the current settings resolve to now: the device later calls will use. */
 Datum

@@ -19,6 +19,8 @@ void		_PG_init(void);
 
 int			gpuhash_device_setting = GPUHASH_DEVICE_AUTO;
 int			gpuhash_batch_rows = 1048576;
+int			gpuhash_debug_fail_alloc_after = 0;
+int			gpuhash_max_device_memory = 0;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUHASH_DEVICE_AUTO, false},
@@ -55,6 +57,36 @@ _PG_init(void)
 							1 << 30,
 							PGC_USERSET,
 							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuhash.max_device_memory",
+							"Most hash-table memory one gpuhash call may hold on its device.",
+							"0 means what the device can take: on the GPU the memory this "
+							"session holds plus 90% of the device's free memory; on the CPU "
+							"no limit.  gpu_hash_join joins in partitions when its table "
+							"would not fit.",
+							&gpuhash_max_device_memory,
+							0,
+							0,
+							INT_MAX,
+							PGC_USERSET,
+							GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
+	/*
+	 * A testing aid: it makes queries fail on purpose, so only a superuser
+	 * may set it.
+	 */
+	DefineCustomIntVariable("gpuhash.debug_fail_alloc_after",
+							"Makes the n-th hash-table memory allocation of each gpuhash call fail (0 = off).",
+							"For testing how failures are handled: the call fails as if the "
+							"device (or, on the CPU, the host) were out of memory.",
+							&gpuhash_debug_fail_alloc_after,
+							0,
+							0,
+							INT_MAX,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
 	/* the planner's GpuHashJoin: its GUCs, hook and node methods */

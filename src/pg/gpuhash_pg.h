@@ -38,13 +38,22 @@ typedef enum GpuhashDeviceSetting
 
 extern int	gpuhash_device_setting;
 extern int	gpuhash_batch_rows;
+extern int	gpuhash_debug_fail_alloc_after;
+extern int	gpuhash_max_device_memory;
 
 /* ---- devices and errors (device.c) --------------------------------------- */
 
-/* The context the current settings resolve to; ERROR if there is none. */
+/*
+ * The context the current settings resolve to, with the per-call settings
+ * applied (gpuhash_apply_settings); ERROR if there is none.
+ */
 extern ght_ctx *gpuhash_current_ctx(void);
 /* Whether a GPU is usable (found out once per backend; creates no context). */
 extern bool gpuhash_gpu_usable(void);
+/* Arm a context's per-call settings; each SQL call that uses one does so. */
+extern void gpuhash_apply_settings(ght_ctx *ctx);
+/* Bytes of hash-table memory a call may hold on ctx's device; 0 = no limit. */
+extern uint64 gpuhash_device_limit(ght_ctx *ctx);
 
 /* ereport(ERROR) for a failed core call; "what" completes "could not %s". */
 extern void gpuhash_report(ght_ctx *ctx, ght_status status,
@@ -106,6 +115,8 @@ struct GpuhashQueryInput
 	void		(*flush) (GpuhashQueryInput *in);
 	/* rows whose key can match nothing (NULL, or out of the table's range) */
 	void		(*unmatchable) (GpuhashQueryInput *in, TupleTableSlot *slot);
+	/* when set, rows whose key can match go here instead of into batches */
+	void		(*spill) (GpuhashQueryInput *in, TupleTableSlot *slot, int64 key);
 	void	   *arg;
 
 	/* set by gpuhash_input_prepare */
@@ -129,6 +140,7 @@ struct GpuhashQueryInput
 
 extern void gpuhash_input_prepare(GpuhashQueryInput *in, const char *query);
 extern void gpuhash_input_run(GpuhashQueryInput *in);
+extern void gpuhash_input_put(GpuhashQueryInput *in, TupleTableSlot *slot);
 extern void gpuhash_input_reset_batch(GpuhashQueryInput *in);
 extern void gpuhash_input_free(GpuhashQueryInput *in);
 extern Datum gpuhash_input_value(GpuhashQueryInput *in, TupleTableSlot *slot,

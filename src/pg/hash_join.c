@@ -10,6 +10,17 @@
  * Key columns are not stored as datums: a matching build key equals its
  * probe key, and a probe key can be rebuilt from the key batch, so both are
  * produced from the key batch when rows are emitted.
+ *
+ * When the table would not fit under gpuhash.max_device_memory (the build
+ * fails with GHT_ERR_MEM_LIMIT), the join is done grace-style: both sides
+ * are split by a hash of the key value into P partitions, P being the
+ * smallest power of two whose largest build partition can be built; the
+ * probe side's rows are spilled into one tuplestore per partition (which
+ * go to disk beyond work_mem), and then each partition's table is built and
+ * its probe rows are streamed through it.  A key's rows all fall into one
+ * partition on both sides, so inner, semi and anti joins give exactly the
+ * rows of the unpartitioned join; rows whose key can match nothing are
+ * handled while the probe side is read, as without partitions.
  */
 #include "gpuhash_pg.h"
 
@@ -19,6 +30,18 @@
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
+
+/* More partitions than this, and the build side is too skewed to split. */
+#define GRACE_MAX_PARTITIONS 1024
+
+/*
+ * Device bytes a probe may need per probe row of a batch (and per result
+ * pair), with room to spare: on the CPU 16 per probe key and 12 per pair,
+ * on the GPU the keys, positions and result arrays.  Under a memory limit,
+ * tables are built to leave this much free for probing, and batches shrink
+ * so that it stays at most a quarter of the limit.
+ */
+#define PROBE_BYTES_PER_ROW 64
 
 typedef enum JoinKind
 {
@@ -43,7 +66,35 @@ typedef struct GpuJoinState
 	GpuhashRes *probe_res;		/* inner: the running ght_probe */
 	GpuhashRes *selected;		/* semi/anti: probe indices from ght_select */
 	uint64		max_pairs;
+	ght_method	method;
+	uint64		limit;			/* the call's memory limit, 0 = none */
+	uint64		build_limit;	/* ... less what probing needs */
+
+	/* partitioned (grace) join; nparts == 0 without partitions */
+	int			nparts;
+	uint32	   *part_start;		/* build rows of partition p: */
+	uint32	   *part_rows;		/* part_rows[part_start[p] .. part_start[p + 1]) */
+	const uint32 *build_map;	/* table payload -> build row, while probing a partition */
+	GpuhashRes *part_keys;		/* keys of one build partition */
+	Tuplestorestate **spill;	/* probe rows of each partition */
 } GpuJoinState;
+
+/*
+ * The partition of a key value.  Its own mixing, unrelated to the tables'
+ * hash functions, so that a partition's keys still spread over its table.
+ */
+static inline int
+partition_of(int64 key, int nparts)
+{
+	uint64		h = (uint64) key;
+
+	h ^= h >> 31;
+	h *= UINT64CONST(0x7FB5D329728EA185);
+	h ^= h >> 27;
+	h *= UINT64CONST(0x81DADEF4BC2DD44D);
+	h ^= h >> 33;
+	return (int) (((h >> 32) * (uint64) nparts) >> 32);
+}
 
 static JoinKind
 parse_join_kind(const char *s)
@@ -144,7 +195,7 @@ emit_inner(GpuJoinState *st)
 				CHECK_FOR_INTERRUPTS();
 			st->values[0] = gpuhash_key_datum(build->key_type, key);
 			st->nulls[0] = false;
-			fill_columns(st, build, brow[j], 0);
+			fill_columns(st, build, st->build_map ? st->build_map[brow[j]] : brow[j], 0);
 			st->values[nbuild] = gpuhash_key_datum(probe->key_type, key);
 			st->nulls[nbuild] = false;
 			fill_columns(st, probe, pidx[j], nbuild);
@@ -210,20 +261,190 @@ emit_unmatchable(GpuhashQueryInput *in, TupleTableSlot *slot)
 	MemoryContextReset(st->row_cxt);
 }
 
-static void
-build_table(GpuJoinState *st, ght_method method)
+/*
+ * Build the table of n keys (payload i is i) under the build limit;
+ * GHT_ERR_MEM_LIMIT is returned, every other failure raised.
+ */
+static ght_status
+try_build(GpuJoinState *st, const void *keys, uint64 n)
 {
 	ght_build_opts opts;
+	ght_status	s;
 
 	/* payload i is build row i; row numbers stay below GHT_MAX_ROWS */
 	ght_build_opts_init(&opts, st->build.key_width, 4);
-	opts.method = method;
+	opts.method = st->method;
 	opts.flags = GHT_BUILD_ROWNUM_PAYLOAD;
-	st->table = gpuhash_res_new(st->cxt, st->ctx, GPUHASH_RES_TABLE);
-	gpuhash_check(st->ctx,
-				  ght_build(st->ctx, &opts, st->build.keys->ptr, NULL, st->build.n, 0,
-							(ght_table **) &st->table->ptr),
-				  "build the hash table");
+	if (st->table == NULL)
+		st->table = gpuhash_res_new(st->cxt, st->ctx, GPUHASH_RES_TABLE);
+	gpuhash_res_release(st->table);
+	ght_ctx_set_device_limit(st->ctx, st->build_limit);
+	s = ght_build(st->ctx, &opts, keys, NULL, n, 0, (ght_table **) &st->table->ptr);
+	ght_ctx_set_device_limit(st->ctx, st->limit);
+	if (s != GHT_OK && s != GHT_ERR_MEM_LIMIT)
+		gpuhash_report(st->ctx, s, "build the hash table");
+	return s;
+}
+
+/* Gather the keys of build partition p into st->part_keys. */
+static void *
+partition_keys(GpuJoinState *st, int p, uint64 *n)
+{
+	GpuhashQueryInput *b = &st->build;
+	uint32		first = st->part_start[p];
+	uint64		m = st->part_start[p + 1] - first;
+	char	   *dst;
+
+	dst = gpuhash_res_host_grow(st->part_keys, 0, Max(m, 1) * b->key_width);
+	for (uint64 i = 0; i < m; i++)
+		memcpy(dst + i * b->key_width,
+			   (char *) b->keys->ptr + (uint64) st->part_rows[first + i] * b->key_width,
+			   b->key_width);
+	*n = m;
+	return dst;
+}
+
+/* Split the build rows into nparts partitions (a counting sort by partition). */
+static void
+split_build(GpuJoinState *st, int nparts)
+{
+	GpuhashQueryInput *b = &st->build;
+	uint32	   *fill;
+
+	st->nparts = nparts;
+	if (st->part_start != NULL)
+		pfree(st->part_start);
+	st->part_start = MemoryContextAllocZero(st->cxt, (nparts + 1) * sizeof(uint32));
+	if (st->part_rows == NULL)
+		st->part_rows = MemoryContextAllocHuge(st->cxt, Max(b->n, 1) * sizeof(uint32));
+	for (uint64 i = 0; i < b->n; i++)
+		st->part_start[partition_of(gpuhash_key_at(b->keys->ptr, b->key_width, i), nparts) + 1]++;
+	for (int p = 0; p < nparts; p++)
+		st->part_start[p + 1] += st->part_start[p];
+	fill = palloc(nparts * sizeof(uint32));
+	memcpy(fill, st->part_start, nparts * sizeof(uint32));
+	for (uint64 i = 0; i < b->n; i++)
+	{
+		int			p = partition_of(gpuhash_key_at(b->keys->ptr, b->key_width, i), nparts);
+
+		if ((i & 0xFFFF) == 0xFFFF)
+			CHECK_FOR_INTERRUPTS();
+		st->part_rows[fill[p]++] = (uint32) i;
+	}
+	pfree(fill);
+}
+
+static void
+report_too_skewed(GpuJoinState *st, int p)
+{
+	GpuhashQueryInput *b = &st->build;
+	uint64		rows = st->part_start[p + 1] - st->part_start[p];
+	int64		key = gpuhash_key_at(b->keys->ptr, b->key_width, st->part_rows[st->part_start[p]]);
+	/* what the failed build asked for, plus what probing it would need */
+	uint64		need = ght_ctx_limit_need(st->ctx) + (st->limit - st->build_limit);
+
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("build side of gpu_hash_join does not fit in gpuhash.max_device_memory"),
+			 errdetail("The limit is " UINT64_FORMAT " bytes. Split into %d partitions, one "
+					   "partition still has " UINT64_FORMAT " rows (key " INT64_FORMAT
+					   " among them) and needs at least " UINT64_FORMAT " bytes.",
+					   st->limit, st->nparts, rows, key, need),
+			 errhint("Raise gpuhash.max_device_memory to at least " UINT64_FORMAT
+					 " kB, or reduce the rows per key of the build query.",
+					 (need + 1023) / 1024)));
+}
+
+/*
+ * Find the fewest partitions (a power of two) whose largest build partition
+ * can be built, by building that partition; ERROR when splitting further
+ * cannot help (one key's rows alone do not fit) or would need too many.
+ */
+static void
+choose_partitions(GpuJoinState *st)
+{
+	GpuhashQueryInput *b = &st->build;
+
+	st->part_keys = gpuhash_res_new(st->cxt, st->ctx, GPUHASH_RES_HOST);
+	for (int nparts = 2;; nparts *= 2)
+	{
+		int			big = 0;
+		uint64		n;
+		void	   *keys;
+		bool		one_key = true;
+
+		split_build(st, nparts);
+		for (int p = 1; p < nparts; p++)
+			if (st->part_start[p + 1] - st->part_start[p] >
+				st->part_start[big + 1] - st->part_start[big])
+				big = p;
+		keys = partition_keys(st, big, &n);
+		if (try_build(st, keys, n) == GHT_OK)
+		{
+			gpuhash_res_release(st->table);
+			elog(DEBUG1, "gpu_hash_join: %d partitions for " UINT64_FORMAT " build rows",
+				 nparts, b->n);
+			return;
+		}
+		for (uint64 i = 1; i < n && one_key; i++)
+			one_key = gpuhash_key_at(keys, b->key_width, i) == gpuhash_key_at(keys, b->key_width, 0);
+		if (one_key || nparts >= GRACE_MAX_PARTITIONS)
+			report_too_skewed(st, big);
+	}
+}
+
+/* Probe rows of the first pass: into the tuplestore of their partition. */
+static void
+spill_probe_row(GpuhashQueryInput *in, TupleTableSlot *slot, int64 key)
+{
+	GpuJoinState *st = (GpuJoinState *) in->arg;
+
+	tuplestore_puttupleslot(st->spill[partition_of(key, st->nparts)], slot);
+}
+
+/*
+ * The grace join: spill the probe side by partition, then join partition by
+ * partition.  Each tuplestore keeps work_mem / P in memory, so all of them
+ * together stay near work_mem.
+ */
+static void
+run_partitioned(GpuJoinState *st)
+{
+	GpuhashQueryInput *probe = &st->probe;
+	int			kb = Max(64, work_mem / st->nparts);
+	TupleTableSlot *slot;
+	MemoryContext old;
+
+	old = MemoryContextSwitchTo(st->cxt);
+	st->spill = palloc(st->nparts * sizeof(Tuplestorestate *));
+	for (int p = 0; p < st->nparts; p++)
+		st->spill[p] = tuplestore_begin_heap(false, false, kb);
+	MemoryContextSwitchTo(old);
+
+	probe->spill = spill_probe_row;
+	gpuhash_input_run(probe);
+	probe->spill = NULL;
+
+	slot = MakeSingleTupleTableSlot(probe->desc, &TTSOpsMinimalTuple);
+	for (int p = 0; p < st->nparts; p++)
+	{
+		uint64		n;
+		void	   *keys = partition_keys(st, p, &n);
+
+		CHECK_FOR_INTERRUPTS();
+		if (try_build(st, keys, n) != GHT_OK)
+			report_too_skewed(st, p);
+		st->build_map = st->part_rows + st->part_start[p];
+		while (tuplestore_gettupleslot(st->spill[p], true, false, slot))
+			gpuhash_input_put(probe, slot);
+		if (probe->n > 0)
+			probe->flush(probe);
+		st->build_map = NULL;
+		gpuhash_res_release(st->table);
+		tuplestore_end(st->spill[p]);
+		st->spill[p] = NULL;
+	}
+	ExecDropSingleTupleTableSlot(slot);
 }
 
 PG_FUNCTION_INFO_V1(gpu_hash_join);
@@ -235,7 +456,6 @@ gpu_hash_join(PG_FUNCTION_ARGS)
 	GpuJoinState st;
 	char	   *build_query;
 	char	   *probe_query;
-	ght_method	method;
 
 	gpuhash_arg_not_null(fcinfo, 0, "build_query");
 	gpuhash_arg_not_null(fcinfo, 1, "probe_query");
@@ -246,9 +466,18 @@ gpu_hash_join(PG_FUNCTION_ARGS)
 	build_query = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	probe_query = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	st.kind = parse_join_kind(text_to_cstring(PG_GETARG_TEXT_PP(2)));
-	method = gpuhash_parse_method(text_to_cstring(PG_GETARG_TEXT_PP(3)));
+	st.method = gpuhash_parse_method(text_to_cstring(PG_GETARG_TEXT_PP(3)));
 	st.ctx = gpuhash_current_ctx();
 
+	/*
+	 * InitMaterializedSRF would report a call without a column definition
+	 * list (e.g. in the select list) as an internal error.
+	 */
+	if (get_call_result_type(fcinfo, NULL, NULL) != TYPEFUNC_COMPOSITE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("gpu_hash_join must be called in the FROM clause with a column definition list"),
+				 errhint("Write SELECT * FROM gpu_hash_join(...) AS j(column type, ...).")));
 	InitMaterializedSRF(fcinfo, 0);
 	st.tupstore = rsinfo->setResult;
 	st.outdesc = rsinfo->setDesc;
@@ -262,6 +491,13 @@ gpu_hash_join(PG_FUNCTION_ARGS)
 	st.probe_res = gpuhash_res_new(st.cxt, st.ctx, GPUHASH_RES_PROBE);
 	st.selected = gpuhash_res_new(st.cxt, st.ctx, GPUHASH_RES_HOST);
 	st.max_pairs = (uint64) gpuhash_batch_rows;
+	st.limit = gpuhash_device_limit(st.ctx);
+	if (st.limit > 0)
+	{
+		st.max_pairs = Min(st.max_pairs, Max(1024, st.limit / 4 / PROBE_BYTES_PER_ROW));
+		st.build_limit = st.limit > st.max_pairs * PROBE_BYTES_PER_ROW ?
+			st.limit - st.max_pairs * PROBE_BYTES_PER_ROW : 1;
+	}
 
 	st.build.what = "build query";
 	st.build.ctx = st.ctx;
@@ -273,7 +509,7 @@ gpu_hash_join(PG_FUNCTION_ARGS)
 	st.probe.ctx = st.ctx;
 	st.probe.cxt = st.cxt;
 	st.probe.keep_columns = true;
-	st.probe.batch_rows = (uint64) gpuhash_batch_rows;
+	st.probe.batch_rows = st.max_pairs;
 	st.probe.flush = probe_flush;
 	st.probe.unmatchable = st.kind == JOIN_KIND_ANTI ? emit_unmatchable : NULL;
 	st.probe.arg = &st;
@@ -288,11 +524,17 @@ gpu_hash_join(PG_FUNCTION_ARGS)
 	check_output_desc(&st);
 
 	gpuhash_input_run(&st.build);
-	build_table(&st, method);
-	/* the table has its own copy of the keys */
-	gpuhash_res_release(st.build.keys);
-
-	gpuhash_input_run(&st.probe);
+	if (try_build(&st, st.build.keys->ptr, st.build.n) == GHT_OK)
+	{
+		/* the table has its own copy of the keys */
+		gpuhash_res_release(st.build.keys);
+		gpuhash_input_run(&st.probe);
+	}
+	else
+	{
+		choose_partitions(&st);
+		run_partitioned(&st);
+	}
 	gpuhash_res_release(st.table);
 
 	SPI_finish();

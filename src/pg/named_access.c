@@ -55,7 +55,10 @@ read_keys(ArrayType *arr, GpuhashNamedTable *nt, MemoryContext cxt,
 
 	check_one_dimensional(arr, "keys");
 	if (elemtype != INT4OID && elemtype != INT8OID)
-		elog(ERROR, "unexpected key array element type %u", elemtype);
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("elements of keys must be integer or bigint, not %s",
+						format_type_be(elemtype))));
 	elemsize = elemtype == INT4OID ? sizeof(int32) : sizeof(int64);
 
 	memset(kb, 0, sizeof(*kb));
@@ -277,7 +280,10 @@ gpu_hash_insert(PG_FUNCTION_ARGS)
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("vals must not contain nulls")));
 		if (ARR_ELEMTYPE(vals) != INT8OID)
-			elog(ERROR, "unexpected vals array element type %u", ARR_ELEMTYPE(vals));
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("elements of vals must be bigint, not %s",
+							format_type_be(ARR_ELEMTYPE(vals)))));
 		/* no NULL keys with for_insert, so element i is batch key i */
 		if (kb.n > 0)
 			memcpy(payloads, ARR_DATA_PTR(vals), kb.n * sizeof(int64));

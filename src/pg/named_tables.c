@@ -93,7 +93,10 @@ find_entry(const char *name, bool missing_ok)
 GpuhashNamedTable *
 gpuhash_named_table(text *name)
 {
-	return find_entry(text_to_cstring(name), false)->table;
+	GpuhashNamedTable *nt = find_entry(text_to_cstring(name), false)->table;
+
+	gpuhash_apply_settings(nt->ctx);
+	return nt;
 }
 
 static void

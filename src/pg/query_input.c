@@ -237,7 +237,18 @@ input_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 static bool
 input_receive(TupleTableSlot *slot, DestReceiver *self)
 {
-	GpuhashQueryInput *in = ((InputReceiver *) self)->in;
+	gpuhash_input_put(((InputReceiver *) self)->in, slot);
+	return true;
+}
+
+/*
+ * One row of the query's result: into the batch (flushing it when full), to
+ * the spill callback, or to the unmatchable callback.  Also used to feed
+ * rows kept elsewhere (spilled partitions) through the same path.
+ */
+void
+gpuhash_input_put(GpuhashQueryInput *in, TupleTableSlot *slot)
+{
 	Datum		d;
 	bool		isnull;
 	int64		key;
@@ -253,7 +264,7 @@ input_receive(TupleTableSlot *slot, DestReceiver *self)
 		in->null_keys++;
 		if (in->unmatchable)
 			in->unmatchable(in, slot);
-		return true;
+		return;
 	}
 	key = gpuhash_key_value(in->key_type, d);
 	if (in->key_width == 4 && (key < PG_INT32_MIN || key > PG_INT32_MAX))
@@ -261,9 +272,14 @@ input_receive(TupleTableSlot *slot, DestReceiver *self)
 		/* a bigint key beyond a 4-byte table's range equals none of its keys */
 		if (in->unmatchable)
 			in->unmatchable(in, slot);
-		return true;
+		return;
 	}
 
+	if (in->spill)
+	{
+		in->spill(in, slot, key);
+		return;
+	}
 	if (in->n == in->cap)
 		grow_batch(in);
 	i = in->n;
@@ -303,7 +319,6 @@ input_receive(TupleTableSlot *slot, DestReceiver *self)
 	in->n++;
 	if (in->batch_rows > 0 && in->n >= in->batch_rows && in->flush)
 		in->flush(in);
-	return true;
 }
 
 static void

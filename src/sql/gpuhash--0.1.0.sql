@@ -38,6 +38,14 @@ LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION gpuhash_backend() IS
 'Device the current settings resolve to: gpu or cpu';
 
+CREATE FUNCTION gpuhash_memory()
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'gpuhash_memory'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gpuhash_memory() IS
+'Bytes of hash-table memory (device, or host on the CPU) this session holds now';
+
 -- Joins -----------------------------------------------------------------------
 
 CREATE FUNCTION gpu_hash_join(

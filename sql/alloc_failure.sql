@@ -1,0 +1,100 @@
+--
+-- Injected allocation failures (gpuhash.debug_fail_alloc_after): whichever
+-- allocation of a call fails, the call ends with an out-of-memory ERROR
+-- (53200), gives back every byte it held, and the next call works.  The
+-- number of allocations a call makes differs between the CPU and the GPU, so
+-- the output shows counts and checks, not the individual failures.
+--
+SET gpuhash.batch_rows = 1024;
+CREATE TABLE af_build AS SELECT g % 3000 AS k, g AS v FROM generate_series(1, 6000) g;
+CREATE TABLE af_probe AS SELECT g AS k FROM generate_series(-100, 4000) g;
+INSERT INTO af_build VALUES (NULL, 0);
+
+-- the answers the failing calls must give once they stop failing
+CREATE TABLE af_expected AS
+SELECT (SELECT count(*) FROM af_build b JOIN af_probe p USING (k)) AS inner_rows,
+       (SELECT count(*) FROM af_probe p WHERE EXISTS (SELECT FROM af_build b WHERE b.k = p.k)) AS semi_rows,
+       (SELECT count(*) FROM af_probe p WHERE NOT EXISTS (SELECT FROM af_build b WHERE b.k = p.k)) AS anti_rows;
+
+CREATE FUNCTION af_try(stmt text, OUT state text, OUT message text, OUT answer bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE stmt INTO answer;
+    state := '00000';
+EXCEPTION WHEN OTHERS THEN
+    state := SQLSTATE;
+    message := SQLERRM;
+END
+$$;
+
+SELECT gpuhash_memory() AS before;
+
+-- errors show their SQLSTATE only: their messages name the device
+\set VERBOSITY sqlstate
+
+-- it is a superuser's setting
+CREATE ROLE af_user;
+SET ROLE af_user;
+SET gpuhash.debug_fail_alloc_after = 1;
+RESET ROLE;
+DROP ROLE af_user;
+
+-- Fail allocation 1, 2, 3, ... of each call until the call succeeds; after
+-- every failure, the session holds no hash-table memory.
+CREATE TABLE af_runs (what text, n int, state text, message text, answer bigint, memory bigint);
+DO $$
+DECLARE
+    stmts text[] := ARRAY[
+        'SELECT count(*) FROM gpu_hash_join(''SELECT k, v FROM af_build'', ''SELECT k FROM af_probe'') AS j(a int, b int, c int)',
+        'SELECT count(*) FROM gpu_hash_join(''SELECT k FROM af_build'', ''SELECT k FROM af_probe'', ''semi'', ''cuckoo'') AS j(a int)',
+        'SELECT count(*) FROM gpu_hash_join(''SELECT k::int8 FROM af_build'', ''SELECT k FROM af_probe'', ''anti'', ''linear'') AS j(a int)',
+        'SELECT gpu_hash_create(''af'', ''SELECT k, v FROM af_build'', ''linear'')'];
+    whats text[] := ARRAY['inner', 'semi', 'anti', 'create'];
+    r record;
+BEGIN
+    FOR i IN 1 .. array_length(stmts, 1) LOOP
+        FOR n IN 1 .. 200 LOOP
+            EXECUTE format('SET gpuhash.debug_fail_alloc_after = %s', n);
+            r := af_try(stmts[i]);
+            RESET gpuhash.debug_fail_alloc_after;
+            INSERT INTO af_runs VALUES (whats[i], n, r.state, r.message, r.answer, gpuhash_memory());
+            EXIT WHEN r.state = '00000';
+        END LOOP;
+    END LOOP;
+END
+$$;
+
+-- each call failed at least twice, only with 53200, and the failures name
+-- the injected failure; then it succeeded with the right answer
+SELECT what,
+       count(*) FILTER (WHERE state <> '00000') > 1 AS failed_first,
+       array_agg(DISTINCT state ORDER BY state) AS states,
+       bool_and(state = '00000' OR message ~ '^could not .*: out of (device|host) memory$') AS messages_name_it,
+       bool_and(memory = 0 OR state = '00000') AS memory_given_back
+FROM af_runs GROUP BY what ORDER BY what;
+SELECT r.what, r.answer = CASE r.what WHEN 'inner' THEN e.inner_rows WHEN 'semi' THEN e.semi_rows
+                                      WHEN 'anti' THEN e.anti_rows ELSE 6000 END AS right_answer
+FROM af_runs r, af_expected e WHERE r.state = '00000' ORDER BY r.what;
+
+-- probes of a named table fail the same way and leave the table as it was
+SELECT gpuhash_memory() > 0 AS table_held;
+CREATE TABLE af_mem AS SELECT gpuhash_memory() AS bytes;
+SET gpuhash.debug_fail_alloc_after = 1;
+SELECT count(*) FROM gpu_hash_lookup('af', ARRAY[1, 2, 3]);
+SELECT gpu_hash_insert('af', ARRAY[5000, 5001]);
+RESET gpuhash.debug_fail_alloc_after;
+SELECT gpuhash_memory() = bytes AS unchanged FROM af_mem;
+SELECT count(*) FROM gpu_hash_lookup('af', ARRAY[1, 2, 3, 5000]);
+SELECT gpu_hash_drop('af');
+
+-- a plain failure outside a subtransaction, and the session goes on
+SET gpuhash.debug_fail_alloc_after = 1;
+SELECT count(*) FROM gpu_hash_join('SELECT k FROM af_build', 'SELECT k FROM af_probe', 'semi') AS j(a int);
+RESET gpuhash.debug_fail_alloc_after;
+SELECT count(*) = (SELECT semi_rows FROM af_expected) AS right_answer
+FROM gpu_hash_join('SELECT k FROM af_build', 'SELECT k FROM af_probe', 'semi') AS j(a int);
+SELECT gpuhash_memory() AS after;
+
+DROP TABLE af_build, af_probe, af_expected, af_runs, af_mem;
+DROP FUNCTION af_try(text);
+\set VERBOSITY default
