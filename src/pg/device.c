@@ -178,6 +178,16 @@ gpuhash_current_ctx(void)
 	return ctx;
 }
 
+/* The CPU context whatever gpuhash.device says, with its settings applied. */
+ght_ctx *
+gpuhash_cpu_ctx(void)
+{
+	ght_ctx    *ctx = cpu_context();
+
+	gpuhash_apply_settings(ctx);
+	return ctx;
+}
+
 /*
  * Armed again at every call, so that an injected failure hits the n-th
  * allocation of each call, whatever earlier calls allocated.

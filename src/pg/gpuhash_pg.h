@@ -48,6 +48,7 @@ extern int	gpuhash_max_device_memory;
  * applied (gpuhash_apply_settings); ERROR if there is none.
  */
 extern ght_ctx *gpuhash_current_ctx(void);
+extern ght_ctx *gpuhash_cpu_ctx(void);
 /* Whether a GPU is usable (found out once per backend; creates no context). */
 extern bool gpuhash_gpu_usable(void);
 /* Arm a context's per-call settings; each SQL call that uses one does so. */

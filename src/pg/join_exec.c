@@ -103,7 +103,16 @@ gpuhash_join_ctx(GpuJoinState *gj)
 		MemoryContext cxt = gj->css.ss.ps.state->es_query_cxt;
 
 		INSTR_TIME_SET_CURRENT(start);
-		gj->ctx = gpuhash_current_ctx();
+
+		/*
+		 * A worker is a fresh process: a GPU context would cost it about a
+		 * second and half a gigabyte of device memory (bench/NOTES.md), more
+		 * than probing its share on the CPU, so by default it does not.
+		 */
+		if (IsParallelWorker() && !gpuhash_parallel_worker_gpu)
+			gj->ctx = gpuhash_cpu_ctx();
+		else
+			gj->ctx = gpuhash_current_ctx();
 		gj->stats.setup_ms = elapsed_ms_since(start);
 		gj->stats.device = ght_ctx_device(gj->ctx);
 		gj->table = gpuhash_res_new(gj->run_cxt, gj->ctx, GPUHASH_RES_TABLE);
@@ -289,12 +298,9 @@ form_scan_tuple(GpuJoinState *gj, uint64 orow, int64 irow)
 	int			c;
 
 	ExecClearTuple(slot);
-	for (c = 0; c < gj->n_outer; c++)
-		values[c] = gpuhash_store_value(&gj->outer, c, orow, &isnull[c]);
+	gpuhash_store_get(&gj->outer, orow, values, isnull);
 	if (irow >= 0 && gj->keep_inner)
-		for (c = 0; c < gj->n_inner; c++)
-			values[gj->n_outer + c] = gpuhash_store_value(&gj->inner, c, irow,
-														  &isnull[gj->n_outer + c]);
+		gpuhash_store_get(&gj->inner, irow, values + gj->n_outer, isnull + gj->n_outer);
 	else
 		for (c = 0; c < gj->n_inner; c++)
 		{
@@ -574,6 +580,7 @@ join_type_name(JoinType t)
 static void
 explain_stats(const GpuJoinStats *s, ExplainState *es)
 {
+	ExplainPropertyText("Participant Device", gpuhash_device_name(s->device), es);
 	ExplainPropertyFloat("Device Setup Time", "ms", s->setup_ms, 3, es);
 	if (s->built)
 	{
@@ -648,9 +655,10 @@ explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (es->format == EXPLAIN_FORMAT_TEXT)
 		{
 			appendStringInfoSpaces(es->str, es->indent * 2);
-			appendStringInfo(es->str, "%s%s: setup %.3f ms, %s%.3f ms, probe %.3f ms, %llu rows in %llu batches, peak device memory %llu kB\n",
+			appendStringInfo(es->str, "%s%s: %s, setup %.3f ms, %s%.3f ms, probe %.3f ms, %llu rows in %llu batches, peak device memory %llu kB\n",
 							 i == 0 ? "Leader" : psprintf("Worker %d", i - 1),
 							 s->built ? " (built)" : "",
+							 gpuhash_device_name(s->device),
 							 s->setup_ms,
 							 s->built ? "input+build " : "attach ",
 							 s->built ? s->collect_ms + s->build_ms : s->attach_ms,

@@ -17,6 +17,7 @@ extern bool gpuhash_enable_join;
 extern double gpuhash_join_startup_cost;
 extern double gpuhash_join_build_row_cost;
 extern double gpuhash_join_probe_row_cost;
+extern bool gpuhash_parallel_worker_gpu;
 
 /*
  * The plan's custom_private, a list of Integer nodes in this order (plus the

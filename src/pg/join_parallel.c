@@ -10,15 +10,18 @@
  * lies; a GPU participant copies it to the device through its own CUDA
  * context, because device memory cannot be shared between processes'
  * contexts without CUDA IPC, which the stream-ordered allocator's pools do
- * not offer by default.  So each GPU participant pays for a context and a
- * copy of the table: measured in bench/NOTES.md.
+ * not offer by default.  A worker is a fresh process, and a GPU context
+ * costs it about a second and half a gigabyte (measured, bench/NOTES.md),
+ * so by default workers probe on the CPU and only the leader, whose context
+ * lives as long as its session, uses the GPU (gpuhash.parallel_worker_gpu).
  *
  * A barrier orders the work in three phases:
  *   COLLECT: each participant attached in this phase reads its share of the
  *            inner side (all of it for one participant when the inner plan
  *            is not split) and publishes its rows as a part;
- *   BUILD:   the one participant the barrier elects merges the parts, builds
- *            the table and writes the block;
+ *   BUILD:   the leader, if it took part in COLLECT, else the worker the
+ *            barrier elects, merges the parts, builds the table and writes
+ *            the block;
  *   PROBE:   everyone attaches the block and probes.
  * A participant that arrives late skips the phases that are over.  No one
  * waits after PROBE begins, so a worker blocked on a full tuple queue can
@@ -45,6 +48,7 @@ struct GpuJoinShared
 {
 	Barrier		barrier;
 	pg_atomic_uint32 inner_claimed; /* non-split inner side: who reads it */
+	pg_atomic_uint32 leader_builds; /* the leader takes part in COLLECT */
 	dsa_pointer block;			/* merged rows + table image */
 	int			nslots;			/* participants: leader, then workers */
 	dsa_pointer parts[FLEXIBLE_ARRAY_MEMBER];	/* [nslots], then stats */
@@ -74,6 +78,7 @@ shared_reset(GpuJoinShared *sh, int nslots)
 {
 	BarrierInit(&sh->barrier, 0);
 	pg_atomic_init_u32(&sh->inner_claimed, 0);
+	pg_atomic_init_u32(&sh->leader_builds, 0);
 	sh->block = InvalidDsaPointer;
 	sh->nslots = nslots;
 	for (int i = 0; i < nslots; i++)
@@ -302,8 +307,18 @@ gpuhash_join_build_shared(GpuJoinState *gj)
 	gj->attached = true;
 	if (phase == PHASE_COLLECT)
 	{
+		bool		elected;
+
+		/*
+		 * The leader builds when it takes part: its context outlives the
+		 * query, while a worker's would be made for this query alone.  It
+		 * says so before it arrives, so the elected worker sees it after.
+		 */
+		if (!IsParallelWorker())
+			pg_atomic_write_u32(&sh->leader_builds, 1);
 		collect_part(gj);
-		if (BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION))
+		elected = BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION);
+		if (IsParallelWorker() ? elected && pg_atomic_read_u32(&sh->leader_builds) == 0 : true)
 			build_block(gj);
 		phase = PHASE_BUILD;
 	}

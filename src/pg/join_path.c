@@ -31,6 +31,7 @@ bool		gpuhash_enable_join = true;
 double		gpuhash_join_startup_cost = 1000.0;
 double		gpuhash_join_build_row_cost = 0.01;
 double		gpuhash_join_probe_row_cost = 0.002;
+bool		gpuhash_parallel_worker_gpu = false;
 
 static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
 
@@ -372,6 +373,18 @@ gpuhash_join_init(void)
 							 NULL,
 							 &gpuhash_join_probe_row_cost,
 							 0.002, 0.0, DBL_MAX,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuhash.parallel_worker_gpu",
+							 "Lets parallel workers of a GPU hash join use the GPU themselves.",
+							 "Off: the table is built on the GPU (by the leader when it takes "
+							 "part) and the workers probe its copy in shared memory on the CPU. "
+							 "On: each worker opens its own GPU context and copies the table "
+							 "to the device.",
+							 &gpuhash_parallel_worker_gpu,
+							 false,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

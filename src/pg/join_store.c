@@ -1,12 +1,14 @@
 /*
- * join_store.c - rows of one side of a GpuHashJoin, kept column by column.
+ * join_store.c - rows of one side of a GpuHashJoin, addressed by number.
  *
  * The join finds matches as (probe row, build row) numbers, and forms output
- * tuples from them only at the end.  Rows are therefore kept as arrays of
- * datums per column, addressed by row number.  By-reference values are
- * copied into one arena and recorded as offsets into it rather than as
- * pointers, so that a store can be flattened into shared memory and used by
- * another process of a parallel query at whatever address it maps there.
+ * tuples from them only at the end.  Rows are therefore kept in arrays
+ * addressed by row number: each row's datums and null flags side by side,
+ * so that a build row fetched at random costs one cache miss, not one per
+ * column.  By-reference values are copied into one arena and recorded as
+ * offsets into it rather than as pointers, so that a store can be flattened
+ * into shared memory and used by another process of a parallel query at
+ * whatever address it maps there.
  */
 #include "gpuhash_pg.h"
 
@@ -22,10 +24,9 @@ gpuhash_store_init(GpuhashStore *st, MemoryContext cxt, TupleDesc desc, bool kee
 	memset(st, 0, sizeof(*st));
 	st->cxt = cxt;
 	st->ncols = keep_columns ? desc->natts : 0;
+	st->stride = MAXALIGN(st->ncols * (sizeof(Datum) + sizeof(bool)));
 	st->byval = MemoryContextAllocZero(cxt, Max(st->ncols, 1) * sizeof(bool));
 	st->typlen = MemoryContextAllocZero(cxt, Max(st->ncols, 1) * sizeof(int16));
-	st->values = MemoryContextAllocZero(cxt, Max(st->ncols, 1) * sizeof(Datum *));
-	st->isnull = MemoryContextAllocZero(cxt, Max(st->ncols, 1) * sizeof(bool *));
 	for (int c = 0; c < st->ncols; c++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, c);
@@ -48,19 +49,9 @@ store_grow(GpuhashStore *st)
 {
 	uint64		cap = Max(st->cap * 2, 1024);
 
-	for (int c = 0; c < st->ncols; c++)
-	{
-		if (st->values[c] == NULL)
-		{
-			st->values[c] = MemoryContextAllocHuge(st->cxt, cap * sizeof(Datum));
-			st->isnull[c] = MemoryContextAllocHuge(st->cxt, cap * sizeof(bool));
-		}
-		else
-		{
-			st->values[c] = repalloc_huge(st->values[c], cap * sizeof(Datum));
-			st->isnull[c] = repalloc_huge(st->isnull[c], cap * sizeof(bool));
-		}
-	}
+	if (st->stride > 0)
+		st->rows = st->rows ? repalloc_huge(st->rows, cap * st->stride)
+			: MemoryContextAllocHuge(st->cxt, cap * st->stride);
 	st->cap = cap;
 }
 
@@ -94,38 +85,43 @@ uint64
 gpuhash_store_append(GpuhashStore *st, const Datum *values, const bool *isnull)
 {
 	uint64		row = st->nrows;
+	Datum	   *v;
+	bool	   *n;
 
 	if (row >= st->cap)
 		store_grow(st);
-	for (int c = 0; c < st->ncols; c++)
-	{
-		st->isnull[c][row] = isnull[c];
-		if (isnull[c])
-			st->values[c][row] = (Datum) 0;
-		else if (st->byval[c])
-			st->values[c][row] = values[c];
-		else
-			st->values[c][row] = (Datum) arena_put(st, values[c], st->typlen[c]);
-	}
 	st->nrows = row + 1;
+	if (st->ncols == 0)
+		return row;
+	v = (Datum *) (st->rows + row * st->stride);
+	n = (bool *) (v + st->ncols);
+	memcpy(v, values, st->ncols * sizeof(Datum));
+	memcpy(n, isnull, st->ncols * sizeof(bool));
+	if (st->any_byref)
+		for (int c = 0; c < st->ncols; c++)
+		{
+			if (n[c])
+				v[c] = (Datum) 0;
+			else if (!st->byval[c])
+				v[c] = (Datum) arena_put(st, values[c], st->typlen[c]);
+		}
 	return row;
 }
 
 /* ---- flat form, for shared memory ---------------------------------------- */
 
 /*
- * Layout: the header, then the keys (optional), each column's datums, each
- * column's null flags, the arena, and a table image (optional), each at a
- * MAXALIGN'ed offset from the header.
+ * Layout: the header, then the keys (optional), the rows, the arena, and a
+ * table image (optional), each at a MAXALIGN'ed offset from the header.
  */
 typedef struct FlatStore
 {
 	uint64		nrows;
 	int32		ncols;
 	int32		key_width;		/* 0: no keys */
+	Size		stride;
 	Size		keys_off;
-	Size		values_off;
-	Size		isnull_off;
+	Size		rows_off;
 	Size		arena_off;
 	Size		arena_bytes;
 	Size		image_off;
@@ -134,21 +130,20 @@ typedef struct FlatStore
 } FlatStore;
 
 static Size
-flat_layout(FlatStore *h, uint64 nrows, int ncols, int key_width, Size arena_bytes,
-			Size image_bytes)
+flat_layout(FlatStore *h, uint64 nrows, int ncols, Size stride, int key_width,
+			Size arena_bytes, Size image_bytes)
 {
 	Size		off = MAXALIGN(sizeof(FlatStore));
 
 	memset(h, 0, sizeof(*h));
 	h->nrows = nrows;
 	h->ncols = ncols;
+	h->stride = stride;
 	h->key_width = key_width;
 	h->keys_off = off;
 	off = MAXALIGN(off + nrows * key_width);
-	h->values_off = off;
-	off = MAXALIGN(off + nrows * ncols * sizeof(Datum));
-	h->isnull_off = off;
-	off = MAXALIGN(off + nrows * ncols * sizeof(bool));
+	h->rows_off = off;
+	off = MAXALIGN(off + nrows * stride);
 	h->arena_off = off;
 	h->arena_bytes = arena_bytes;
 	off = TYPEALIGN(64, off + arena_bytes);
@@ -163,7 +158,7 @@ gpuhash_store_flat_size(const GpuhashStore *st, int key_width)
 {
 	FlatStore	h;
 
-	return flat_layout(&h, st->nrows, st->ncols, key_width, st->arena_used, 0);
+	return flat_layout(&h, st->nrows, st->ncols, st->stride, key_width, st->arena_used, 0);
 }
 
 void
@@ -171,16 +166,12 @@ gpuhash_store_flatten(const GpuhashStore *st, const void *keys, int key_width, c
 {
 	FlatStore	h;
 
-	flat_layout(&h, st->nrows, st->ncols, key_width, st->arena_used, 0);
+	flat_layout(&h, st->nrows, st->ncols, st->stride, key_width, st->arena_used, 0);
 	memcpy(dst, &h, sizeof(h));
 	if (key_width > 0 && st->nrows > 0)
 		memcpy(dst + h.keys_off, keys, st->nrows * key_width);
-	for (int c = 0; c < st->ncols; c++)
-	{
-		memcpy(dst + h.values_off + c * st->nrows * sizeof(Datum), st->values[c],
-			   st->nrows * sizeof(Datum));
-		memcpy(dst + h.isnull_off + c * st->nrows, st->isnull[c], st->nrows);
-	}
+	if (st->stride > 0 && st->nrows > 0)
+		memcpy(dst + h.rows_off, st->rows, st->nrows * st->stride);
 	if (st->arena_used > 0)
 		memcpy(dst + h.arena_off, st->arena, st->arena_used);
 }
@@ -197,6 +188,21 @@ gpuhash_flat_keys(const char *flat)
 	return flat + ((const FlatStore *) flat)->keys_off;
 }
 
+static void
+merged_layout(FlatStore *h, char *const *parts, int nparts, Size image_bytes)
+{
+	uint64		nrows = 0;
+	Size		arena = 0;
+	const FlatStore *p0 = nparts > 0 ? (const FlatStore *) parts[0] : NULL;
+
+	for (int i = 0; i < nparts; i++)
+	{
+		nrows += ((FlatStore *) parts[i])->nrows;
+		arena = MAXALIGN(arena) + ((FlatStore *) parts[i])->arena_bytes;
+	}
+	flat_layout(h, nrows, p0 ? p0->ncols : 0, p0 ? p0->stride : 0, 0, arena, image_bytes);
+}
+
 /*
  * Bytes of the merged form of the parts, with room for a table image of
  * image_bytes and no keys.
@@ -205,16 +211,9 @@ Size
 gpuhash_flat_merged_size(char *const *parts, int nparts, Size image_bytes)
 {
 	FlatStore	h;
-	uint64		nrows = 0;
-	Size		arena = 0;
-	int			ncols = nparts > 0 ? ((FlatStore *) parts[0])->ncols : 0;
 
-	for (int i = 0; i < nparts; i++)
-	{
-		nrows += ((FlatStore *) parts[i])->nrows;
-		arena = MAXALIGN(arena) + ((FlatStore *) parts[i])->arena_bytes;
-	}
-	return flat_layout(&h, nrows, ncols, 0, arena, image_bytes);
+	merged_layout(&h, parts, nparts, image_bytes);
+	return h.total;
 }
 
 /*
@@ -227,38 +226,33 @@ gpuhash_flat_merge(char *const *parts, int nparts, const bool *byval,
 				   Size image_bytes, char *dst)
 {
 	FlatStore	h;
-	uint64		nrows = 0,
-				row0 = 0;
-	Size		arena = 0,
-				arena0 = 0;
-	int			ncols = nparts > 0 ? ((FlatStore *) parts[0])->ncols : 0;
+	uint64		row0 = 0;
+	Size		arena0 = 0;
+	bool		any_byref = false;
 
-	for (int i = 0; i < nparts; i++)
-	{
-		nrows += ((FlatStore *) parts[i])->nrows;
-		arena = MAXALIGN(arena) + ((FlatStore *) parts[i])->arena_bytes;
-	}
-	flat_layout(&h, nrows, ncols, 0, arena, image_bytes);
+	merged_layout(&h, parts, nparts, image_bytes);
 	memcpy(dst, &h, sizeof(h));
+	for (int c = 0; c < h.ncols; c++)
+		any_byref |= !byval[c];
 
 	for (int i = 0; i < nparts; i++)
 	{
 		const FlatStore *p = (const FlatStore *) parts[i];
+		char	   *to = dst + h.rows_off + row0 * h.stride;
 
 		arena0 = MAXALIGN(arena0);
-		for (int c = 0; c < ncols; c++)
-		{
-			const Datum *src = (const Datum *) (parts[i] + p->values_off) + c * p->nrows;
-			Datum	   *to = (Datum *) (dst + h.values_off) + c * nrows + row0;
+		if (p->nrows > 0 && h.stride > 0)
+			memcpy(to, parts[i] + p->rows_off, p->nrows * h.stride);
+		if (any_byref && arena0 > 0)
+			for (uint64 r = 0; r < p->nrows; r++)
+			{
+				Datum	   *v = (Datum *) (to + r * h.stride);
+				bool	   *n = (bool *) (v + h.ncols);
 
-			if (byval[c])
-				memcpy(to, src, p->nrows * sizeof(Datum));
-			else
-				for (uint64 r = 0; r < p->nrows; r++)
-					to[r] = src[r] + arena0;
-			memcpy(dst + h.isnull_off + c * nrows + row0,
-				   parts[i] + p->isnull_off + c * p->nrows, p->nrows);
-		}
+				for (int c = 0; c < h.ncols; c++)
+					if (!byval[c] && !n[c])
+						v[c] += arena0;
+			}
 		if (p->arena_bytes > 0)
 			memcpy(dst + h.arena_off + arena0, parts[i] + p->arena_off, p->arena_bytes);
 		row0 += p->nrows;
@@ -275,14 +269,10 @@ gpuhash_store_attach(GpuhashStore *st, MemoryContext cxt, TupleDesc desc, bool k
 	const FlatStore *h = (const FlatStore *) flat;
 
 	gpuhash_store_init(st, cxt, desc, keep_columns);
-	Assert(h->ncols == st->ncols);
+	Assert(h->ncols == st->ncols && h->stride == st->stride);
 	st->cxt = NULL;				/* read-only */
 	st->nrows = st->cap = h->nrows;
-	for (int c = 0; c < st->ncols; c++)
-	{
-		st->values[c] = (Datum *) (flat + h->values_off) + c * h->nrows;
-		st->isnull[c] = (bool *) (flat + h->isnull_off) + c * h->nrows;
-	}
+	st->rows = flat + h->rows_off;
 	st->arena = flat + h->arena_off;
 	st->arena_used = st->arena_cap = h->arena_bytes;
 	*image = flat + h->image_off;

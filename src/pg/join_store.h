@@ -1,5 +1,5 @@
 /*
- * join_store.h - rows of one side of a GpuHashJoin, column by column
+ * join_store.h - rows of one side of a GpuHashJoin, addressed by number
  * (join_store.c).
  */
 #ifndef GPUHASH_JOIN_STORE_H
@@ -13,8 +13,8 @@ typedef struct GpuhashStore
 	int			ncols;
 	uint64		nrows;
 	uint64		cap;
-	Datum	  **values;			/* [column][row]; by-reference: arena offset */
-	bool	  **isnull;
+	Size		stride;			/* bytes per row: ncols datums, ncols flags */
+	char	   *rows;			/* by-reference datums hold arena offsets */
 	bool	   *byval;
 	int16	   *typlen;
 	bool		any_byref;
@@ -29,16 +29,21 @@ extern void gpuhash_store_init(GpuhashStore *st, MemoryContext cxt, TupleDesc de
 extern void gpuhash_store_reset(GpuhashStore *st);
 extern uint64 gpuhash_store_append(GpuhashStore *st, const Datum *values, const bool *isnull);
 
-/* Column c of row as a datum (by-reference values point into the arena). */
-static inline Datum
-gpuhash_store_value(const GpuhashStore *st, int c, uint64 row, bool *isnull)
+/*
+ * Row's columns into values/isnull (by-reference values point into the
+ * arena, valid while the store is).
+ */
+static inline void
+gpuhash_store_get(const GpuhashStore *st, uint64 row, Datum *values, bool *isnull)
 {
-	Datum		d = st->values[c][row];
+	const Datum *v = (const Datum *) (st->rows + row * st->stride);
 
-	*isnull = st->isnull[c][row];
-	if (*isnull)
-		return (Datum) 0;
-	return st->byval[c] ? d : PointerGetDatum(st->arena + d);
+	memcpy(values, v, st->ncols * sizeof(Datum));
+	memcpy(isnull, v + st->ncols, st->ncols * sizeof(bool));
+	if (st->any_byref)
+		for (int c = 0; c < st->ncols; c++)
+			if (!st->byval[c] && !isnull[c])
+				values[c] = PointerGetDatum(st->arena + v[c]);
 }
 
 extern Size gpuhash_store_flat_size(const GpuhashStore *st, int key_width);
