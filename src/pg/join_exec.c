@@ -21,6 +21,9 @@
 
 #include "join_state.h"
 
+/* pairs between prefetching a build row and using it */
+#define PAIR_PREFETCH_AHEAD 8
+
 static void begin_gpu_join(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *exec_gpu_join(CustomScanState *node);
 static void end_gpu_join(CustomScanState *node);
@@ -192,6 +195,9 @@ gpuhash_join_build_table(GpuJoinState *gj, const void *keys, uint64 nkeys)
 	INSTR_TIME_SET_CURRENT(start);
 	ght_build_opts_init(&opts, gj->key_width, 4);
 	opts.flags = GHT_BUILD_ROWNUM_PAYLOAD;
+	/* a table that CPU workers will probe gets the CPU's method */
+	if (gj->shared != NULL && !gpuhash_parallel_worker_gpu)
+		opts.method = ght_choose_method(GHT_CPU, nkeys, gj->key_width, opts.flags);
 	gpuhash_check(gj->ctx,
 				  ght_build(gj->ctx, &opts, keys, NULL, nkeys, 0,
 							(ght_table **) &gj->table->ptr),
@@ -410,6 +416,14 @@ next_scan_tuple(GpuJoinState *gj)
 				{
 					uint64		j = gj->pos++;
 
+					/*
+					 * Build rows are fetched at random: start loading one a
+					 * few pairs ahead so that its cache miss overlaps the
+					 * work on this one (bench/NOTES.md).
+					 */
+					if (j + PAIR_PREFETCH_AHEAD < gj->npairs && gj->keep_inner)
+						__builtin_prefetch(gj->inner.rows +
+										   gj->brow[j + PAIR_PREFETCH_AHEAD] * gj->inner.stride);
 					return form_scan_tuple(gj, gj->pidx[j], (int64) gj->brow[j]);
 				}
 				else

@@ -133,19 +133,30 @@ parallel_divisor(int workers)
 	return divisor;
 }
 
+/*
+ * Emitting a row costs what it costs PostgreSQL's hash join.  When both
+ * sides are split among the participants, PostgreSQL counts the rows a
+ * parallel hash join emits from the per-participant sizes of both sides,
+ * which divides them once more by the participants; doing the same keeps
+ * the two comparable, so that the choice between them rests on the costs
+ * that do differ, building and probing.
+ */
 static void
 cost_gpu_join(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner,
 			  List *quals, double out_rows)
 {
 	QualCost	qc;
+	double		emitted = out_rows;
 
+	if (outer->parallel_aware && inner->parallel_aware)
+		emitted = out_rows / parallel_divisor(inner->parallel_workers);
 	cost_qual_eval(&qc, quals, root);
 	cp->path.rows = out_rows;
 	cp->path.startup_cost = gpuhash_join_startup_cost + inner->total_cost +
 		inner->rows * gpuhash_join_build_row_cost + qc.startup;
 	cp->path.total_cost = cp->path.startup_cost + outer->total_cost +
 		outer->rows * gpuhash_join_probe_row_cost +
-		out_rows * (cpu_tuple_cost + qc.per_tuple);
+		emitted * (cpu_tuple_cost + qc.per_tuple);
 }
 
 static CustomPath *
