@@ -2,6 +2,8 @@
 #
 #   make / make install / make installcheck     as for any PGXS extension
 #   make check-core                             core hash-table tests, no PostgreSQL
+#   make check-core-sanitize                    the same on the CPU alone, built with
+#                                               AddressSanitizer and UBSan in build/san
 #   make bench-kernels                          the kernel benchmarks: build/kbench (GPU),
 #                                               build/cpubench (CPU)
 #
@@ -78,13 +80,16 @@ CORE_CC     ?= gcc
 CORE_CFLAGS ?= -O2 -g
 CORE_LDFLAGS ?=
 CORE_ALL_CFLAGS = $(CORE_CFLAGS) -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Isrc/core -pthread
-HOST_OBJS = $(patsubst src/core/%.c,build/host/%.o,$(CORE_C)) $(if $(CUDA_LIB),,build/host/gpu_stub.o)
+# Separate directories keep objects built with other flags (sanitizers) apart.
+CORE_BUILD ?= build/host
+TEST_CORE  ?= build/test_core
+HOST_OBJS = $(patsubst src/core/%.c,$(CORE_BUILD)/%.o,$(CORE_C)) $(if $(CUDA_LIB),,$(CORE_BUILD)/gpu_stub.o)
 
-build/host/%.o: src/core/%.c $(CORE_H)
-	@mkdir -p build/host
+$(CORE_BUILD)/%.o: src/core/%.c $(CORE_H)
+	@mkdir -p $(CORE_BUILD)
 	$(CORE_CC) $(CORE_ALL_CFLAGS) -c $< -o $@
 
-build/test_core: test/core/test_core.c $(wildcard test/core/*.h) $(HOST_OBJS) $(CUDA_LIB)
+$(TEST_CORE): test/core/test_core.c $(wildcard test/core/*.h) $(HOST_OBJS) $(CUDA_LIB)
 	$(CORE_CC) $(CORE_ALL_CFLAGS) $(CORE_LDFLAGS) -Itest/core -o $@ $< $(HOST_OBJS) $(CUDA_LINK) -lm
 
 build/kbench: bench/kbench.cu $(CUDA_LIB) $(CORE_H) $(HOST_OBJS)
@@ -93,9 +98,19 @@ build/kbench: bench/kbench.cu $(CUDA_LIB) $(CORE_H) $(HOST_OBJS)
 build/cpubench: bench/cpubench.c $(HOST_OBJS) $(CUDA_LIB)
 	$(CORE_CC) $(CORE_ALL_CFLAGS) -o $@ $< $(HOST_OBJS) $(CUDA_LINK) -lm
 
-.PHONY: check-core bench-kernels clean-build
-check-core: build/test_core
-	./build/test_core $(CHECK_CORE_ARGS)
+.PHONY: check-core check-core-sanitize bench-kernels clean-build
+check-core: $(TEST_CORE)
+	./$(TEST_CORE) $(CHECK_CORE_ARGS)
+
+# The core tests on the CPU (the stub stands in for CUDA, which the
+# sanitizers cannot see into) under AddressSanitizer and UBSan, any report
+# fatal.
+SANITIZE_FLAGS ?= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+                  -fno-sanitize-recover=all
+check-core-sanitize:
+	$(MAKE) --no-print-directory NVCC=/nonexistent CORE_BUILD=build/san TEST_CORE=build/san/test_core \
+	    CORE_CFLAGS="$(SANITIZE_FLAGS)" CORE_LDFLAGS="$(SANITIZE_FLAGS)" \
+	    CHECK_CORE_ARGS="--cpu-only $(CHECK_CORE_ARGS)" check-core
 
 bench-kernels: build/kbench build/cpubench
 
