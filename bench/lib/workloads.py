@@ -103,3 +103,6 @@ ENGINES = [
 ]
 
 REFERENCE = "native_serial"
+
+# engines that read every row in one process: up to minutes per query at full scale
+FULL_SCALE_OPT_IN = {"native_serial", "gpuhash_cpu", "gpuhash_gpu", "planner_cpu"}

@@ -251,6 +251,8 @@ typedef struct ght_stats
 
 /* Statistics; the probe figures are computed by a pass over the table. */
 ght_status	ght_table_stats(ght_table *t, ght_stats *s);
+/* The same without the probe figures (mean_probes, max_probes are 0): no pass. */
+void		ght_table_brief(const ght_table *t, ght_stats *s);
 
 /* ---------------------------------------------------------------------------
  * Probing.  keys are host memory holding n keys of the table's key width.

@@ -369,8 +369,15 @@ ght_table_free(ght_table *t)
 ght_status
 ght_table_stats(ght_table *t, ght_stats *st)
 {
-	ght_status	s;
+	ght_table_brief(t, st);
+	if (t->ctx->dev == GHT_GPU)
+		return ght_gpu_probe_stats(t, &st->mean_probes, &st->max_probes);
+	return ght_cpu_probe_stats(t, &st->mean_probes, &st->max_probes);
+}
 
+void
+ght_table_brief(const ght_table *t, ght_stats *st)
+{
 	memset(st, 0, sizeof(*st));
 	st->method = t->opts.method;
 	st->device = t->ctx->dev;
@@ -385,11 +392,6 @@ ght_table_stats(ght_table *t, ght_stats *st)
 	st->bytes = t->bytes;
 	st->build_attempts = t->build_attempts;
 	st->build_ms = t->build_ms;
-	if (t->ctx->dev == GHT_GPU)
-		s = ght_gpu_probe_stats(t, &st->mean_probes, &st->max_probes);
-	else
-		s = ght_cpu_probe_stats(t, &st->mean_probes, &st->max_probes);
-	return s;
 }
 
 /* ---- probing ------------------------------------------------------------ */

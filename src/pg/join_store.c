@@ -95,8 +95,11 @@ gpuhash_store_append(GpuhashStore *st, const Datum *values, const bool *isnull)
 		return row;
 	v = (Datum *) (st->rows + row * st->stride);
 	n = (bool *) (v + st->ncols);
-	memcpy(v, values, st->ncols * sizeof(Datum));
-	memcpy(n, isnull, st->ncols * sizeof(bool));
+	for (int c = 0; c < st->ncols; c++)
+	{
+		v[c] = values[c];
+		n[c] = isnull[c];
+	}
 	if (st->any_byref)
 		for (int c = 0; c < st->ncols; c++)
 		{

@@ -37,9 +37,14 @@ static inline void
 gpuhash_store_get(const GpuhashStore *st, uint64 row, Datum *values, bool *isnull)
 {
 	const Datum *v = (const Datum *) (st->rows + row * st->stride);
+	const bool *n = (const bool *) (v + st->ncols);
 
-	memcpy(values, v, st->ncols * sizeof(Datum));
-	memcpy(isnull, v + st->ncols, st->ncols * sizeof(bool));
+	/* a few columns: a loop beats a call of memcpy */
+	for (int c = 0; c < st->ncols; c++)
+	{
+		values[c] = v[c];
+		isnull[c] = n[c];
+	}
 	if (st->any_byref)
 		for (int c = 0; c < st->ncols; c++)
 			if (!st->byval[c] && !isnull[c])
