@@ -378,26 +378,6 @@ find_any(const ght_table *t, const void *keys, uint64_t i, uint64_t *ref)
 		: find_64(&t->ix, ((const uint64_t *) keys)[i], ref);
 }
 
-/*
- * How many keys ahead batch lookups prefetch; 0 turns it off (for measuring
- * it: bench/NOTES.md section 9).
- */
-#ifndef GHT_CPU_PREFETCH_AHEAD
-#define GHT_CPU_PREFETCH_AHEAD 16
-#endif
-
-static inline void
-prefetch_any(const ght_table *t, const void *keys, uint64_t i, uint64_t n)
-{
-	if (GHT_CPU_PREFETCH_AHEAD > 0 && i + GHT_CPU_PREFETCH_AHEAD < n)
-	{
-		if (W32(t))
-			prefetch_32(&t->ix, ((const uint32_t *) keys)[i + GHT_CPU_PREFETCH_AHEAD]);
-		else
-			prefetch_64(&t->ix, ((const uint64_t *) keys)[i + GHT_CPU_PREFETCH_AHEAD]);
-	}
-}
-
 ght_status
 ght_cpu_contains(ght_table *t, const void *keys, uint64_t n, uint8_t *out)
 {
@@ -407,7 +387,6 @@ ght_cpu_contains(ght_table *t, const void *keys, uint64_t n, uint8_t *out)
 	{
 		if ((i % CPU_CHECK_EVERY) == 0 && ght_interrupted(t->ctx))
 			return GHT_ERR_INTERRUPTED;
-		prefetch_any(t, keys, i, n);
 		out[i] = (uint8_t) find_any(t, keys, i, &ref);
 	}
 	return GHT_OK;
@@ -424,7 +403,6 @@ ght_cpu_select(ght_table *t, const void *keys, uint64_t n, int anti,
 	{
 		if ((i % CPU_CHECK_EVERY) == 0 && ght_interrupted(t->ctx))
 			return GHT_ERR_INTERRUPTED;
-		prefetch_any(t, keys, i, n);
 		if (find_any(t, keys, i, &ref) != anti)
 			out_idx[m++] = (uint32_t) i;
 	}
@@ -461,7 +439,6 @@ ght_cpu_probe_begin(ght_probe *p, const void *keys)
 
 		if ((i % CPU_CHECK_EVERY) == 0 && ght_interrupted(t->ctx))
 			return GHT_ERR_INTERRUPTED;
-		prefetch_any(t, keys, i, p->n);
 		if (find_any(t, keys, i, &ref))
 		{
 			st->ref[i] = ref;

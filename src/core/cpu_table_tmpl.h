@@ -73,20 +73,6 @@ F(find_slot) (const ght_index *ix, KT k)
 	}
 }
 
-/*
- * Start loading what a lookup of k reads first.  Probes come in batches, so
- * the loads for keys a few places ahead can overlap the lookup of this one.
- */
-static inline void
-F(prefetch) (const ght_index *ix, KT k)
-{
-	if (ix->method == GHT_CUCKOO)
-		__builtin_prefetch(&ix->buckets[ght_range(HASHK(k, ix->seed), ix->nbuckets)]);
-	else if (ix->mask > 0)
-		__builtin_prefetch((const ST *) ix->slots +
-						   ght_linear_start(HASHK(k, ix->seed), ix->mask, ix->group));
-}
-
 /* Find key k: 1 and its slot's ref when it has rows, else 0. */
 static int
 F(find) (const ght_index *ix, KT k, uint64_t *ref)
