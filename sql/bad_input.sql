@@ -17,6 +17,10 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 
+-- the device setting as the session had it (PGOPTIONS may set it), to
+-- check below that no case changed it
+LOAD 'gpuhash';
+SELECT current_setting('gpuhash.device') AS device_before \gset
 -- the cases, run in order; stmt is shown with its result
 CREATE TEMP TABLE cases (id serial, stmt text);
 CREATE TABLE bi (k int4, v int8, t text, f float8, n numeric, b bool);
@@ -183,7 +187,7 @@ SELECT id, stmt, try(stmt) AS result FROM cases ORDER BY id;
 SELECT count(*) FILTER (WHERE try(stmt) LIKE 'XX%') AS internal,
        count(*) FILTER (WHERE try(stmt) = 'ok') AS succeeded
 FROM cases;
-SHOW gpuhash.device;
+SELECT current_setting('gpuhash.device') = :'device_before' AS device_unchanged;
 SHOW gpuhash.batch_rows;
 SELECT name, rows FROM gpu_hash_tables() ORDER BY name;
 SELECT count(*), sum(v) FROM bi;

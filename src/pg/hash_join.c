@@ -334,6 +334,19 @@ split_build(GpuJoinState *st, int nparts)
 	pfree(fill);
 }
 
+/* Whether every build row of partition p has the same key. */
+static bool
+partition_one_key(GpuJoinState *st, int p)
+{
+	GpuhashQueryInput *b = &st->build;
+	int64		first = gpuhash_key_at(b->keys->ptr, b->key_width, st->part_rows[st->part_start[p]]);
+
+	for (uint32 i = st->part_start[p] + 1; i < st->part_start[p + 1]; i++)
+		if (gpuhash_key_at(b->keys->ptr, b->key_width, st->part_rows[i]) != first)
+			return false;
+	return true;
+}
+
 static void
 report_too_skewed(GpuJoinState *st, int p)
 {
@@ -368,28 +381,34 @@ choose_partitions(GpuJoinState *st)
 	st->part_keys = gpuhash_res_new(st->cxt, st->ctx, GPUHASH_RES_HOST);
 	for (int nparts = 2;; nparts *= 2)
 	{
-		int			big = 0;
-		uint64		n;
-		void	   *keys;
-		bool		one_key = true;
+		int			failed = -1;
 
 		split_build(st, nparts);
-		for (int p = 1; p < nparts; p++)
-			if (st->part_start[p + 1] - st->part_start[p] >
-				st->part_start[big + 1] - st->part_start[big])
-				big = p;
-		keys = partition_keys(st, big, &n);
-		if (try_build(st, keys, n) == GHT_OK)
+
+		/*
+		 * Every partition is built once: a table's memory depends on its
+		 * distinct keys and method as well as its rows (and on the GPU on
+		 * scratch space), so the partition with the most rows need not be
+		 * the one that does not fit.
+		 */
+		for (int p = 0; p < nparts && failed < 0; p++)
 		{
+			uint64		n;
+			void	   *keys = partition_keys(st, p, &n);
+
+			CHECK_FOR_INTERRUPTS();
+			if (try_build(st, keys, n) != GHT_OK)
+				failed = p;
 			gpuhash_res_release(st->table);
+		}
+		if (failed < 0)
+		{
 			elog(DEBUG1, "gpu_hash_join: %d partitions for " UINT64_FORMAT " build rows",
 				 nparts, b->n);
 			return;
 		}
-		for (uint64 i = 1; i < n && one_key; i++)
-			one_key = gpuhash_key_at(keys, b->key_width, i) == gpuhash_key_at(keys, b->key_width, 0);
-		if (one_key || nparts >= GRACE_MAX_PARTITIONS)
-			report_too_skewed(st, big);
+		if (partition_one_key(st, failed) || nparts >= GRACE_MAX_PARTITIONS)
+			report_too_skewed(st, failed);
 	}
 }
 

@@ -190,6 +190,7 @@ gpuhash_join_build_table(GpuJoinState *gj, const void *keys, uint64 nkeys)
 {
 	ght_build_opts opts;
 	ght_stats	st;
+	ght_status	s;
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
@@ -198,10 +199,23 @@ gpuhash_join_build_table(GpuJoinState *gj, const void *keys, uint64 nkeys)
 	/* a table that CPU workers will probe gets the CPU's method */
 	if (gj->shared != NULL && !gpuhash_parallel_worker_gpu)
 		opts.method = ght_choose_method(GHT_CPU, nkeys, gj->key_width, opts.flags);
-	gpuhash_check(gj->ctx,
-				  ght_build(gj->ctx, &opts, keys, NULL, nkeys, 0,
-							(ght_table **) &gj->table->ptr),
-				  "build the hash table");
+	s = ght_build(gj->ctx, &opts, keys, NULL, nkeys, 0, (ght_table **) &gj->table->ptr);
+
+	/*
+	 * A table that does not fit on the GPU (gpuhash.max_device_memory, or
+	 * the device's own memory) is built by the CPU twin in host memory
+	 * instead: the same table, probed the same way, only slower.
+	 */
+	if ((s == GHT_ERR_MEM_LIMIT || s == GHT_ERR_DEVICE_NOMEM) &&
+		ght_ctx_device(gj->ctx) == GHT_GPU)
+	{
+		elog(DEBUG1, "GpuHashJoin: table of " UINT64_FORMAT " keys built on the CPU: %s",
+			 nkeys, ght_ctx_error_detail(gj->ctx));
+		gj->ctx = gpuhash_cpu_ctx();
+		gj->stats.device = GHT_CPU;
+		s = ght_build(gj->ctx, &opts, keys, NULL, nkeys, 0, (ght_table **) &gj->table->ptr);
+	}
+	gpuhash_check(gj->ctx, s, "build the hash table");
 	gj->stats.build_ms += elapsed_ms_since(start);
 	gj->stats.built = true;
 	gj->stats.build_rows = nkeys;
