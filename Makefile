@@ -65,7 +65,7 @@ endif
 include $(PGXS)
 
 $(shlib): $(CUDA_LIB) src/gpuhash.map
-$(OBJS): $(CORE_H)
+$(OBJS): $(CORE_H) $(wildcard src/pg/*.h)
 
 build/cuda/%.o: src/core/%.cu $(CORE_H)
 	@mkdir -p build/cuda

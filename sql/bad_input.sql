@@ -178,6 +178,11 @@ INSERT INTO cases (stmt) VALUES
   ($$SET gpuhash.max_device_memory = 'lots'$$),
   ($$SET gpuhash.max_device_memory = '10 parsecs'$$),
   ($$SET gpuhash.max_device_memory = '4096PB'$$),
+  ($$SET gpuhash.staging_memory = '1kB'$$),
+  ($$SET gpuhash.staging_memory = 'plenty'$$),
+  ($$SET gpuhash.enable_join = maybe$$),
+  ($$SET gpuhash.join_probe_row_cost = -1$$),
+  ($$SET gpuhash.parallel_worker_gpu = 2$$),
   ($$SET gpuhash.no_such_setting = 1$$);
 
 SELECT id, stmt, try(stmt) AS result FROM cases ORDER BY id;

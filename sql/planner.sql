@@ -134,4 +134,33 @@ SELECT q, pg_temp.same(q) FROM (VALUES
 RESET parallel_setup_cost; RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size; RESET max_parallel_workers_per_gather;
 
+-- gpuhash.staging_memory cuts probe batches by size: more batches, same rows
+CREATE FUNCTION pg_temp.batches(q text) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE l text; n int := 0;
+BEGIN
+  PERFORM set_config('enable_hashjoin', 'off', true);
+  PERFORM set_config('enable_mergejoin', 'off', true);
+  PERFORM set_config('enable_nestloop', 'off', true);
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF l ~ 'Batches: ' THEN n := n + substring(l from 'Batches: (\d+)')::int; END IF;
+  END LOOP;
+  RETURN n;
+END $$;
+SELECT pg_temp.batches('SELECT pf.t, pd.t FROM pf JOIN pd ON pf.k = pd.k') AS batches_256mb;
+SET gpuhash.staging_memory = '64kB';
+SELECT pg_temp.batches('SELECT pf.t, pd.t FROM pf JOIN pd ON pf.k = pd.k') AS batches_64kb;
+SELECT q, pg_temp.same(q) FROM (VALUES
+  ('SELECT pf.*, pd.* FROM pf JOIN pd ON pf.k = pd.k'),
+  ('SELECT pf.t FROM pf WHERE EXISTS (SELECT 1 FROM pd WHERE pd.k = pf.k AND pd.v > pf.v)'),
+  ('SELECT pf.t FROM pf WHERE NOT EXISTS (SELECT 1 FROM pd WHERE pd.k = pf.k)')
+) AS c(q);
+-- gpu_hash_join's probe batches too
+SELECT (SELECT count(*) FROM (SELECT * FROM gpu_hash_join('SELECT k, t FROM pd', 'SELECT k, t FROM pf')
+                                         AS j(a int, b text, c int, d text)
+                              EXCEPT ALL SELECT pd.k, pd.t, pf.k, pf.t FROM pf JOIN pd ON pf.k = pd.k) x) AS extra,
+       (SELECT count(*) FROM (SELECT pd.k, pd.t, pf.k, pf.t FROM pf JOIN pd ON pf.k = pd.k
+                              EXCEPT ALL SELECT * FROM gpu_hash_join('SELECT k, t FROM pd', 'SELECT k, t FROM pf')
+                                         AS j(a int, b text, c int, d text)) x) AS missing;
+RESET gpuhash.staging_memory;
+
 DROP TABLE pf, pd, pe, pempty;

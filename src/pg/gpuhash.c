@@ -21,6 +21,7 @@ int			gpuhash_device_setting = GPUHASH_DEVICE_AUTO;
 int			gpuhash_batch_rows = 1048576;
 int			gpuhash_debug_fail_alloc_after = 0;
 int			gpuhash_max_device_memory = 0;
+int			gpuhash_staging_memory = 262144;	/* kB */
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUHASH_DEVICE_AUTO, false},
@@ -71,6 +72,23 @@ _PG_init(void)
 							INT_MAX,
 							PGC_USERSET,
 							GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
+	/*
+	 * Like work_mem, but for the rows gpuhash holds in host memory while
+	 * they wait for the hash table: a probe batch is sent when it reaches
+	 * this size, even before gpuhash.batch_rows rows.
+	 */
+	DefineCustomIntVariable("gpuhash.staging_memory",
+							"Most host memory one probe-side batch of gpuhash may hold.",
+							"A batch is probed when its keys and rows reach this size or "
+							"gpuhash.batch_rows rows, whichever comes first.",
+							&gpuhash_staging_memory,
+							262144,
+							64,
+							MAX_KILOBYTES,
+							PGC_USERSET,
+							GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
 	/*

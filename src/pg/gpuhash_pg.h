@@ -40,6 +40,16 @@ extern int	gpuhash_device_setting;
 extern int	gpuhash_batch_rows;
 extern int	gpuhash_debug_fail_alloc_after;
 extern int	gpuhash_max_device_memory;
+extern int	gpuhash_staging_memory;	/* kB */
+
+static inline uint64
+gpuhash_staging_bytes(void)
+{
+	return (uint64) gpuhash_staging_memory * 1024;
+}
+
+/* How often (rows) a batch checks its size against gpuhash.staging_memory. */
+#define GPUHASH_STAGING_CHECK_ROWS 1024
 
 /* ---- devices and errors (device.c) --------------------------------------- */
 
@@ -113,6 +123,7 @@ struct GpuhashQueryInput
 	bool		payload_column; /* ... from column 2, else row numbers */
 	Oid			payload_type;	/* base type of column 2 (an integer type) */
 	uint64		batch_rows;		/* call flush at this many rows; 0 = never */
+	uint64		batch_bytes;	/* ... or at about this many bytes; 0 = never */
 	void		(*flush) (GpuhashQueryInput *in);
 	/* rows whose key can match nothing (NULL, or out of the table's range) */
 	void		(*unmatchable) (GpuhashQueryInput *in, TupleTableSlot *slot);

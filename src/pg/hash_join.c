@@ -529,6 +529,7 @@ gpu_hash_join(PG_FUNCTION_ARGS)
 	st.probe.cxt = st.cxt;
 	st.probe.keep_columns = true;
 	st.probe.batch_rows = st.max_pairs;
+	st.probe.batch_bytes = gpuhash_staging_bytes();
 	st.probe.flush = probe_flush;
 	st.probe.unmatchable = st.kind == JOIN_KIND_ANTI ? emit_unmatchable : NULL;
 	st.probe.arg = &st;

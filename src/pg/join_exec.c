@@ -269,8 +269,9 @@ note_device_bytes(GpuJoinState *gj)
 }
 
 /*
- * Fill the outer batch.  Inner and semi joins drop rows with NULL keys (they
- * match nothing); anti joins keep them, unmatched.
+ * Fill the outer batch, up to gpuhash.batch_rows rows or about
+ * gpuhash.staging_memory bytes.  Inner and semi joins drop rows with NULL
+ * keys (they match nothing); anti joins keep them, unmatched.
  */
 static void
 load_batch(GpuJoinState *gj)
@@ -299,11 +300,16 @@ load_batch(GpuJoinState *gj)
 		if (isnull && gj->jointype != JOIN_ANTI)
 			continue;
 		row = gpuhash_store_append(&gj->outer, slot->tts_values, slot->tts_isnull);
-		if (isnull)
-			continue;
-		if (gj->key_row)
-			gj->key_row[gj->nkeys] = (uint32) row;
-		put_key(keys, w, gj->nkeys++, gpuhash_key_value(gj->outer_type, key));
+		if (!isnull)
+		{
+			if (gj->key_row)
+				gj->key_row[gj->nkeys] = (uint32) row;
+			put_key(keys, w, gj->nkeys++, gpuhash_key_value(gj->outer_type, key));
+		}
+		/* gpuhash.staging_memory bounds the batch as well as its rows */
+		if ((row + 1) % GPUHASH_STAGING_CHECK_ROWS == 0 &&
+			(row + 1) * (gj->outer.stride + w) + gj->outer.arena_used >= gpuhash_staging_bytes())
+			break;
 	}
 	gj->stats.outer_rows += gj->outer.nrows;
 }

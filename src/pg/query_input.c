@@ -109,6 +109,18 @@ gpuhash_input_prepare(GpuhashQueryInput *in, const char *query)
 
 /* ---- batches ------------------------------------------------------------- */
 
+/* Host memory the current batch holds: its arrays' rows and its values. */
+static uint64
+batch_bytes(GpuhashQueryInput *in)
+{
+	uint64		row = in->key_width + (in->want_payloads ? sizeof(int64) : 0);
+
+	if (in->keep_columns)
+		row += (in->desc->natts - 1) * (sizeof(Datum) + sizeof(bool));
+	return in->n * row +
+		(in->keep_columns && in->batch_cxt ? MemoryContextMemAllocated(in->batch_cxt, true) : 0);
+}
+
 static void
 grow_batch(GpuhashQueryInput *in)
 {
@@ -317,7 +329,10 @@ gpuhash_input_put(GpuhashQueryInput *in, TupleTableSlot *slot)
 	}
 
 	in->n++;
-	if (in->batch_rows > 0 && in->n >= in->batch_rows && in->flush)
+	if (in->flush &&
+		((in->batch_rows > 0 && in->n >= in->batch_rows) ||
+		 (in->batch_bytes > 0 && in->n % GPUHASH_STAGING_CHECK_ROWS == 0 &&
+		  batch_bytes(in) >= in->batch_bytes)))
 		in->flush(in);
 }
 
