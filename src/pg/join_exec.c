@@ -44,12 +44,6 @@ static const CustomExecMethods gpu_join_exec_methods = {
 	.ExplainCustomScan = explain_gpu_join,
 };
 
-void
-gpuhash_join_register_exec(void)
-{
-	/* nothing to register: the scan methods point at gpu_join_exec_methods */
-}
-
 Node *
 gpuhash_join_create_state(CustomScan *cscan)
 {

@@ -41,7 +41,6 @@ enum
 
 extern void gpuhash_join_init(void);
 extern Node *gpuhash_join_create_state(CustomScan *cscan);
-extern void gpuhash_join_register_exec(void);
 
 #pragma GCC visibility pop
 

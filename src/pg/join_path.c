@@ -401,7 +401,6 @@ gpuhash_join_init(void)
 							 NULL, NULL, NULL);
 
 	RegisterCustomScanMethods(&gpu_join_scan_methods);
-	gpuhash_join_register_exec();
 	prev_join_pathlist_hook = set_join_pathlist_hook;
 	set_join_pathlist_hook = gpu_join_pathlist;
 }
