@@ -115,7 +115,8 @@ SELECT q, pg_temp.same(q) FROM (VALUES
   ('SELECT pf.t FROM pf WHERE NOT EXISTS (SELECT 1 FROM pempty WHERE pempty.k = pf.k)'),
   ('SELECT x, (SELECT count(*) FROM pf JOIN pd ON pf.k = pd.k WHERE pf.v < x) FROM generate_series(1, 4) x'),
   ('SELECT x, (SELECT count(*) FROM pf JOIN pd ON pf.k = pd.k WHERE pd.v < x) FROM generate_series(1, 4) x'),
-  ('SELECT x, (SELECT count(*) FROM pf WHERE NOT EXISTS (SELECT 1 FROM pd WHERE pd.k = pf.k AND pd.v < x)) FROM generate_series(1, 3) x')
+  ('SELECT x, (SELECT count(*) FROM pf WHERE NOT EXISTS (SELECT 1 FROM pd WHERE pd.k = pf.k AND pd.v < x)) FROM generate_series(1, 3) x'),
+  ('SELECT x, s.t FROM generate_series(1, 3) x, LATERAL (SELECT pf.t FROM pf JOIN pd ON pf.k = pd.k WHERE pd.v < x) s')
 ) AS c(q);
 
 -- parallel: the outer side split among workers that share one build

@@ -214,8 +214,13 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		return;
 	if (jointype != JOIN_INNER && jointype != JOIN_SEMI && jointype != JOIN_ANTI)
 		return;
+	/*
+	 * Only unparameterized paths are made, so none for a join that refers
+	 * to a relation outside it (LATERAL): its paths must be parameterized.
+	 */
 	if (outer == NULL || inner == NULL ||
-		PATH_REQ_OUTER(outer) != NULL || PATH_REQ_OUTER(inner) != NULL)
+		PATH_REQ_OUTER(outer) != NULL || PATH_REQ_OUTER(inner) != NULL ||
+		!bms_is_empty(joinrel->lateral_relids))
 		return;
 	if (!find_hash_clause(extra->restrictlist, joinrel, outerrel, innerrel, jointype, &hc))
 		return;
