@@ -79,8 +79,7 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 	node->custom_ps = list_make2(outer, inner);
 	gj->n_outer = ExecGetResultType(outer)->natts;
 	gj->n_inner = ExecGetResultType(inner)->natts;
-	gj->join_qual = ExecInitQual(list_delete_first(list_copy(cscan->custom_exprs)),
-								 &node->ss.ps);
+	gj->join_qual = ExecInitQual(list_copy_tail(cscan->custom_exprs, 1), &node->ss.ps);
 	gj->keep_inner = gj->jointype == JOIN_INNER || gj->join_qual != NULL;
 
 	gj->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHashJoin build",
@@ -88,6 +87,27 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 	gj->batch_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHashJoin batch",
 										  ALLOCSET_DEFAULT_SIZES);
 	gj->batch_rows = (uint64) gpuhash_batch_rows;
+}
+
+/* Handles for the core objects of a build; they live in run_cxt. */
+static void
+new_build_handles(GpuJoinState *gj)
+{
+	gj->table = gpuhash_res_new(gj->run_cxt, gj->ctx, GPUHASH_RES_TABLE);
+	gj->build_keys = gpuhash_res_new(gj->run_cxt, gj->ctx, GPUHASH_RES_HOST);
+}
+
+/*
+ * Free everything of the build side (rows, keys, table: the core objects go
+ * with run_cxt's reset callbacks) and ready new handles for the next build.
+ */
+void
+gpuhash_join_reset_build_memory(GpuJoinState *gj)
+{
+	MemoryContextReset(gj->run_cxt);
+	gj->table = gj->build_keys = NULL;
+	if (gj->ctx)
+		new_build_handles(gj);
 }
 
 /* The device context, created on first use (its time is setup). */
@@ -112,8 +132,7 @@ gpuhash_join_ctx(GpuJoinState *gj)
 			gj->ctx = gpuhash_current_ctx();
 		gj->stats.setup_ms = elapsed_ms_since(start);
 		gj->stats.device = ght_ctx_device(gj->ctx);
-		gj->table = gpuhash_res_new(gj->run_cxt, gj->ctx, GPUHASH_RES_TABLE);
-		gj->build_keys = gpuhash_res_new(gj->run_cxt, gj->ctx, GPUHASH_RES_HOST);
+		new_build_handles(gj);
 		gj->outer_keys = gpuhash_res_new(cxt, gj->ctx, GPUHASH_RES_HOST);
 		gj->found = gpuhash_res_new(cxt, gj->ctx, GPUHASH_RES_HOST);
 		gj->probe = gpuhash_res_new(cxt, gj->ctx, GPUHASH_RES_PROBE);
@@ -524,17 +543,7 @@ static void
 drop_build(GpuJoinState *gj)
 {
 	gpuhash_join_detach(gj);
-	if (gj->table)
-		gpuhash_res_release(gj->table);
-	if (gj->build_keys)
-		gpuhash_res_release(gj->build_keys);
-	MemoryContextReset(gj->run_cxt);
-	/* the handles lived in run_cxt */
-	if (gj->ctx)
-	{
-		gj->table = gpuhash_res_new(gj->run_cxt, gj->ctx, GPUHASH_RES_TABLE);
-		gj->build_keys = gpuhash_res_new(gj->run_cxt, gj->ctx, GPUHASH_RES_HOST);
-	}
+	gpuhash_join_reset_build_memory(gj);
 	memset(&gj->inner, 0, sizeof(gj->inner));
 	gj->built = false;
 }
@@ -606,6 +615,14 @@ join_type_name(JoinType t)
 }
 
 static void
+explain_build_mode(GpuJoinState *gj, ExplainState *es)
+{
+	ExplainPropertyText("Build", gj->inner_partial ?
+						"shared, inner side read by all participants" :
+						"shared, inner side read by one participant", es);
+}
+
+static void
 explain_stats(const GpuJoinStats *s, ExplainState *es)
 {
 	ExplainPropertyText("Participant Device", gpuhash_device_name(s->device), es);
@@ -639,7 +656,7 @@ explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es)
 										   useprefix, false), es);
 	if (list_length(cscan->custom_exprs) > 1)
 		ExplainPropertyText("Join Filter",
-							deparse_expression((Node *) make_ands_explicit(list_delete_first(list_copy(cscan->custom_exprs))),
+							deparse_expression((Node *) make_ands_explicit(list_copy_tail(cscan->custom_exprs, 1)),
 											   context, useprefix, false), es);
 
 	for (int i = 0; built == NULL && gj->all_stats && i < gj->nparticipants; i++)
@@ -652,9 +669,7 @@ explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Hash Method", ght_method_name(gj->plan_method), es);
 		ExplainPropertyFloat("Build Rows (estimated)", NULL, gj->est_build_rows, 0, es);
 		if (gj->shared != NULL || cscan->scan.plan.parallel_aware)
-			ExplainPropertyText("Build", gj->inner_partial ?
-								"shared, inner side read by all participants" :
-								"shared, inner side read by one participant", es);
+			explain_build_mode(gj, es);
 		return;
 	}
 
@@ -669,9 +684,7 @@ explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 
 	/* parallel: the leader's figures, then each worker's */
-	ExplainPropertyText("Build", gj->inner_partial ?
-						"shared, inner side read by all participants" :
-						"shared, inner side read by one participant", es);
+	explain_build_mode(gj, es);
 	if (es->format != EXPLAIN_FORMAT_TEXT)
 		ExplainOpenGroup("Participants", "Participants", false, es);
 	for (int i = 0; i < gj->nparticipants; i++)

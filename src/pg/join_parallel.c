@@ -212,10 +212,8 @@ collect_part(GpuJoinState *gj)
 	dp = shared_alloc(query_area(gj), gpuhash_store_flat_size(&store, gj->key_width), &addr);
 	gpuhash_store_flatten(&store, gj->build_keys->ptr, gj->key_width, addr);
 	sh->parts[slot] = dp;
-	gpuhash_res_release(gj->build_keys);
-	MemoryContextReset(gj->run_cxt);
-	gj->table = gpuhash_res_new(gj->run_cxt, gj->ctx, GPUHASH_RES_TABLE);
-	gj->build_keys = gpuhash_res_new(gj->run_cxt, gj->ctx, GPUHASH_RES_HOST);
+	/* the part is published: this process's copy can go */
+	gpuhash_join_reset_build_memory(gj);
 }
 
 /* BUILD (the elected participant): merge the parts, hash, write the block. */

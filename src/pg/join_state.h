@@ -110,6 +110,7 @@ elapsed_ms_since(instr_time start)
 extern void gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, uint64 *nkeys);
 extern void gpuhash_join_build_table(GpuJoinState *gj, const void *keys, uint64 nkeys);
 extern ght_ctx *gpuhash_join_ctx(GpuJoinState *gj);
+extern void gpuhash_join_reset_build_memory(GpuJoinState *gj);
 
 /* join_parallel.c */
 extern Size gpuhash_join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
