@@ -119,6 +119,45 @@ SELECT q, pg_temp.same(q) FROM (VALUES
   ('SELECT x, s.t FROM generate_series(1, 3) x, LATERAL (SELECT pf.t FROM pf JOIN pd ON pf.k = pd.k WHERE pd.v < x) s')
 ) AS c(q);
 
+-- inner values kept in the table: when the inner side is its key and at most
+-- one other by-value column, with no NULL and each value fitting the table's
+-- payload (as wide as the key), a match carries the value itself
+CREATE FUNCTION pg_temp.inner_values(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE l text; r text := 'no line';
+BEGIN
+  PERFORM set_config('enable_hashjoin', 'off', true);
+  PERFORM set_config('enable_mergejoin', 'off', true);
+  PERFORM set_config('enable_nestloop', 'off', true);
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF l ~ 'Inner Values: ' THEN r := substring(l from 'Inner Values: (.*)$'); END IF;
+  END LOOP;
+  RETURN r;
+END $$;
+CREATE TABLE iv (k int4, k8 int8, v int4, w int8, b bool, s int2, t text);
+INSERT INTO iv SELECT CASE WHEN i % 11 = 0 THEN NULL ELSE (i * 7) % 1300 END, ((i * 7) % 1300)::int8 * 3000000000,
+                      -i, i::int8 * 1000, i % 3 = 0, (-i)::int2, 'iv' || i
+               FROM generate_series(1, 2000) i;
+CREATE TABLE iv_null AS SELECT k, CASE WHEN v = -500 THEN NULL ELSE v END AS v FROM iv;
+CREATE TABLE iv_wide AS SELECT k, CASE WHEN v = -500 THEN 5000000000 ELSE w END AS w FROM iv;
+ANALYZE iv; ANALYZE iv_null; ANALYZE iv_wide;
+SELECT q, pg_temp.inner_values(q), pg_temp.same(q) FROM (VALUES
+  ('SELECT pf.t, iv.v FROM pf JOIN iv ON pf.k = iv.k'),
+  ('SELECT pf.t, iv.k, iv.v FROM pf JOIN iv ON iv.k = pf.k'),
+  ('SELECT pf.t, iv.k FROM pf JOIN iv ON pf.k = iv.k'),
+  ('SELECT pf.k8, iv.k FROM pf JOIN iv ON pf.k8 = iv.k'),
+  ('SELECT pf.t, iv.s FROM pf JOIN iv ON pf.k2 = iv.k'),
+  ('SELECT pf.t, iv.b FROM pf JOIN iv ON pf.k = iv.k'),
+  ('SELECT pf.t, iv.w FROM pf JOIN iv ON pf.k = iv.k'),
+  ('SELECT pf.t, iv.w FROM pf JOIN iv ON pf.k8 = iv.k8'),
+  ('SELECT pf.t, iv_wide.w FROM pf JOIN iv_wide ON pf.k = iv_wide.k'),
+  ('SELECT pf.t, iv_null.v FROM pf JOIN iv_null ON pf.k = iv_null.k'),
+  ('SELECT pf.t, iv.v, iv.s FROM pf JOIN iv ON pf.k = iv.k'),
+  ('SELECT pf.t, iv.t FROM pf JOIN iv ON pf.k = iv.k'),
+  ('SELECT pf.t FROM pf JOIN iv ON pf.k = iv.k AND iv.v < -pf.v * 10'),
+  ('SELECT pf.t FROM pf WHERE EXISTS (SELECT 1 FROM iv WHERE iv.k = pf.k AND iv.v > -pf.v * 10)'),
+  ('SELECT pf.t FROM pf WHERE NOT EXISTS (SELECT 1 FROM iv WHERE iv.k = pf.k AND iv.v > -pf.v * 10)')
+) AS c(q);
+
 -- parallel: the outer side split among workers that share one build
 SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2;
@@ -130,7 +169,14 @@ SELECT q, pg_temp.same(q) FROM (VALUES
   ('SELECT pf.t, pd.t FROM pf JOIN pd ON pf.k = pd.k AND pf.v > pd.v'),
   ('SELECT count(*) FROM pf WHERE EXISTS (SELECT 1 FROM pd WHERE pd.k = pf.k)'),
   ('SELECT pf.t FROM pf WHERE NOT EXISTS (SELECT 1 FROM pd WHERE pd.k = pf.k AND pd.v < pf.v)'),
-  ('SELECT x, (SELECT count(*) FROM pf JOIN pd ON pf.k = pd.k WHERE pd.v < x) FROM generate_series(1, 3) x')
+  ('SELECT x, (SELECT count(*) FROM pf JOIN pd ON pf.k = pd.k WHERE pd.v < x) FROM generate_series(1, 3) x'),
+  ('SELECT count(*), sum(pf.v + iv.v) FROM pf JOIN iv ON pf.k = iv.k'),
+  ('SELECT count(*), sum(pf.v + iv_null.v) FROM pf JOIN iv_null ON pf.k = iv_null.k'),
+  ('SELECT count(*), sum(pf.v), min(iv.w) FROM pf JOIN iv ON pf.k8 = iv.k8')
+) AS c(q);
+SELECT q, pg_temp.inner_values(q) FROM (VALUES
+  ('SELECT count(*), sum(pf.v + iv.v) FROM pf JOIN iv ON pf.k = iv.k'),
+  ('SELECT count(*), sum(pf.v + iv_null.v) FROM pf JOIN iv_null ON pf.k = iv_null.k')
 ) AS c(q);
 RESET parallel_setup_cost; RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size; RESET max_parallel_workers_per_gather;
@@ -164,4 +210,4 @@ SELECT (SELECT count(*) FROM (SELECT * FROM gpu_hash_join('SELECT k, t FROM pd',
                                          AS j(a int, b text, c int, d text)) x) AS missing;
 RESET gpuhash.staging_memory;
 
-DROP TABLE pf, pd, pe, pempty;
+DROP TABLE pf, pd, pe, pempty, iv, iv_null, iv_wide;

@@ -66,6 +66,24 @@ gpuhash_join_create_state(CustomScan *cscan)
 	return (Node *) gj;
 }
 
+/* Can the inner columns be kept in the table (join_state.h)? */
+static void
+set_inline_ok(GpuJoinState *gj, TupleDesc desc)
+{
+	gj->inline_ok = gj->keep_inner;
+	gj->inner_val = -1;
+	gj->payload_width = gj->key_width;
+	for (int c = 0; c < desc->natts && gj->inline_ok; c++)
+	{
+		if (c == gj->inner_key - 1)
+			continue;
+		if (gj->inner_val >= 0 || !TupleDescAttr(desc, c)->attbyval)
+			gj->inline_ok = false;
+		else
+			gj->inner_val = c;
+	}
+}
+
 static void
 begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 {
@@ -81,6 +99,7 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 	gj->n_inner = ExecGetResultType(inner)->natts;
 	gj->join_qual = ExecInitQual(list_copy_tail(cscan->custom_exprs, 1), &node->ss.ps);
 	gj->keep_inner = gj->jointype == JOIN_INNER || gj->join_qual != NULL;
+	set_inline_ok(gj, ExecGetResultType(inner));
 
 	gj->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHashJoin build",
 										ALLOCSET_DEFAULT_SIZES);
@@ -197,9 +216,19 @@ gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, uint64 *nkeys)
 	gj->stats.collect_ms += elapsed_ms_since(start);
 }
 
-/* Hash keys[0..nkeys) into gj->table; payload i is build row i. */
+/* Room for nkeys payloads of the inner value column (freed by the caller). */
+void *
+gpuhash_join_payload_array(GpuJoinState *gj, uint64 nkeys)
+{
+	return MemoryContextAllocHuge(gj->run_cxt, Max(nkeys, 1) * gj->payload_width);
+}
+
+/*
+ * Hash keys[0..nkeys) into gj->table.  The payloads are the inner values
+ * when given (gj->inner_in_table), else the build row numbers.
+ */
 void
-gpuhash_join_build_table(GpuJoinState *gj, const void *keys, uint64 nkeys)
+gpuhash_join_build_table(GpuJoinState *gj, const void *keys, const void *payloads, uint64 nkeys)
 {
 	ght_build_opts opts;
 	ght_stats	st;
@@ -207,12 +236,17 @@ gpuhash_join_build_table(GpuJoinState *gj, const void *keys, uint64 nkeys)
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
-	ght_build_opts_init(&opts, gj->key_width, 4);
-	opts.flags = GHT_BUILD_ROWNUM_PAYLOAD;
+	if (payloads != NULL)
+		ght_build_opts_init(&opts, gj->key_width, gj->payload_width);
+	else
+	{
+		ght_build_opts_init(&opts, gj->key_width, 4);
+		opts.flags = GHT_BUILD_ROWNUM_PAYLOAD;
+	}
 	/* a table that CPU workers will probe gets the CPU's method */
 	if (gj->shared != NULL && !gpuhash_parallel_worker_gpu)
 		opts.method = ght_choose_method(GHT_CPU, nkeys, gj->key_width, opts.flags);
-	s = ght_build(gj->ctx, &opts, keys, NULL, nkeys, 0, (ght_table **) &gj->table->ptr);
+	s = ght_build(gj->ctx, &opts, keys, payloads, nkeys, 0, (ght_table **) &gj->table->ptr);
 
 	/*
 	 * A table that does not fit on the GPU (gpuhash.max_device_memory, or
@@ -226,12 +260,13 @@ gpuhash_join_build_table(GpuJoinState *gj, const void *keys, uint64 nkeys)
 			 nkeys, ght_ctx_error_detail(gj->ctx));
 		gj->ctx = gpuhash_cpu_ctx();
 		gj->stats.device = GHT_CPU;
-		s = ght_build(gj->ctx, &opts, keys, NULL, nkeys, 0, (ght_table **) &gj->table->ptr);
+		s = ght_build(gj->ctx, &opts, keys, payloads, nkeys, 0, (ght_table **) &gj->table->ptr);
 	}
 	gpuhash_check(gj->ctx, s, "build the hash table");
 	gj->stats.build_ms += elapsed_ms_since(start);
 	gj->stats.built = true;
 	gj->stats.build_rows = nkeys;
+	gj->stats.inner_in_table = gj->inner_in_table;
 	ght_table_brief(gj->table->ptr, &st);
 	gj->stats.method = st.method;
 	gj->stats.table_bytes = st.bytes;
@@ -241,10 +276,27 @@ static void
 build_local(GpuJoinState *gj)
 {
 	uint64		nkeys;
+	void	   *payloads = NULL;
 
 	gpuhash_join_collect(gj, &gj->inner, &nkeys);
-	gpuhash_join_build_table(gj, gj->build_keys->ptr, nkeys);
+	if (gj->inline_ok)
+	{
+		payloads = gpuhash_join_payload_array(gj, nkeys);
+		gj->inner_in_table = gj->inner_val < 0 ||
+			gpuhash_store_payloads(&gj->inner, gj->inner_val, gj->payload_width, payloads);
+		if (!gj->inner_in_table || gj->inner_val < 0)
+		{
+			pfree(payloads);
+			payloads = NULL;
+		}
+	}
+	/* with no value column, row numbers serve as payloads and go unread */
+	gpuhash_join_build_table(gj, gj->build_keys->ptr, payloads, nkeys);
 	gpuhash_res_release(gj->build_keys);
+	if (payloads)
+		pfree(payloads);
+	if (gj->inner_in_table)
+		gpuhash_store_drop_columns(&gj->inner);
 }
 
 static void
@@ -327,9 +379,31 @@ load_batch(GpuJoinState *gj)
 	gj->stats.outer_rows += gj->outer.nrows;
 }
 
-/* The scan tuple of outer row orow and inner row irow (-1: none). */
+/*
+ * The inner columns of a match kept in the table: the key is the probe key
+ * (equal, so the same value in the inner column's type), the other column
+ * the payload.
+ */
+static inline void
+inner_from_table(GpuJoinState *gj, uint64 kidx, uint64 payload, Datum *values, bool *isnull)
+{
+	int64		key = gpuhash_key_at(gj->outer_keys->ptr, gj->key_width, kidx);
+
+	for (int c = 0; c < gj->n_inner; c++)
+	{
+		isnull[c] = false;
+		values[c] = c == gj->inner_val ? gpuhash_payload_datum(payload, gj->payload_width)
+			: gpuhash_key_datum(gj->inner_type, key);
+	}
+}
+
+/*
+ * The scan tuple of outer row orow, with the inner row of ref (a row number,
+ * or the payload when the inner values are in the table, matched by probe
+ * key kidx) when matched, else with NULL inner columns.
+ */
 static TupleTableSlot *
-form_scan_tuple(GpuJoinState *gj, uint64 orow, int64 irow)
+form_scan_tuple(GpuJoinState *gj, uint64 orow, bool matched, uint64 kidx, uint64 ref)
 {
 	TupleTableSlot *slot = gj->css.ss.ss_ScanTupleSlot;
 	Datum	   *values = slot->tts_values;
@@ -338,8 +412,10 @@ form_scan_tuple(GpuJoinState *gj, uint64 orow, int64 irow)
 
 	ExecClearTuple(slot);
 	gpuhash_store_get(&gj->outer, orow, values, isnull);
-	if (irow >= 0 && gj->keep_inner)
-		gpuhash_store_get(&gj->inner, irow, values + gj->n_outer, isnull + gj->n_outer);
+	if (matched && gj->inner_in_table)
+		inner_from_table(gj, kidx, ref, values + gj->n_outer, isnull + gj->n_outer);
+	else if (matched && gj->keep_inner)
+		gpuhash_store_get(&gj->inner, ref, values + gj->n_outer, isnull + gj->n_outer);
 	else
 		for (c = 0; c < gj->n_inner; c++)
 		{
@@ -388,7 +464,7 @@ match_with_quals(GpuJoinState *gj)
 				continue;
 			if ((j & 0xFFFF) == 0xFFFF)
 				CHECK_FOR_INTERRUPTS();
-			econtext->ecxt_scantuple = form_scan_tuple(gj, row, (int64) brow[j]);
+			econtext->ecxt_scantuple = form_scan_tuple(gj, row, true, pidx[j], brow[j]);
 			if (ExecQual(gj->join_qual, econtext))
 				gj->row_match[row] = 1;
 			ResetExprContext(econtext);
@@ -454,10 +530,11 @@ next_scan_tuple(GpuJoinState *gj)
 					 * few pairs ahead so that its cache miss overlaps the
 					 * work on this one (bench/NOTES.md).
 					 */
-					if (j + PAIR_PREFETCH_AHEAD < gj->npairs && gj->keep_inner)
+					if (j + PAIR_PREFETCH_AHEAD < gj->npairs && gj->keep_inner &&
+						!gj->inner_in_table)
 						__builtin_prefetch(gj->inner.rows +
 										   gj->brow[j + PAIR_PREFETCH_AHEAD] * gj->inner.stride);
-					return form_scan_tuple(gj, gj->pidx[j], (int64) gj->brow[j]);
+					return form_scan_tuple(gj, gj->pidx[j], true, gj->pidx[j], gj->brow[j]);
 				}
 				else
 				{
@@ -486,7 +563,7 @@ next_scan_tuple(GpuJoinState *gj)
 						uint64		r = gj->row_pos++;
 
 						if ((gj->row_match[r] != 0) == want)
-							return form_scan_tuple(gj, r, -1);
+							return form_scan_tuple(gj, r, false, 0, 0);
 					}
 					gj->emit = EMIT_NONE;
 				}
@@ -545,6 +622,7 @@ drop_build(GpuJoinState *gj)
 	gpuhash_join_detach(gj);
 	gpuhash_join_reset_build_memory(gj);
 	memset(&gj->inner, 0, sizeof(gj->inner));
+	gj->inner_in_table = false;
 	gj->built = false;
 }
 
@@ -677,6 +755,8 @@ explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyText("Hash Method", ght_method_name(built->method), es);
 	ExplainPropertyUInteger("Build Rows", NULL, built->build_rows, es);
 	ExplainPropertyUInteger("Table Memory", "kB", (built->table_bytes + 1023) / 1024, es);
+	if (gj->keep_inner)
+		ExplainPropertyText("Inner Values", built->inner_in_table ? "in the table" : "build rows", es);
 	if (gj->all_stats == NULL)
 	{
 		explain_stats(&gj->stats, es);

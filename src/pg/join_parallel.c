@@ -49,6 +49,7 @@ struct GpuJoinShared
 	Barrier		barrier;
 	pg_atomic_uint32 inner_claimed; /* non-split inner side: who reads it */
 	pg_atomic_uint32 leader_builds; /* the leader takes part in COLLECT */
+	bool		inner_in_table; /* the block has no rows: values in the table */
 	dsa_pointer block;			/* merged rows + table image */
 	int			nslots;			/* participants: leader, then workers */
 	dsa_pointer parts[FLEXIBLE_ARRAY_MEMBER];	/* [nslots], then stats */
@@ -79,6 +80,7 @@ shared_reset(GpuJoinShared *sh, int nslots)
 	BarrierInit(&sh->barrier, 0);
 	pg_atomic_init_u32(&sh->inner_claimed, 0);
 	pg_atomic_init_u32(&sh->leader_builds, 0);
+	sh->inner_in_table = false;
 	sh->block = InvalidDsaPointer;
 	sh->nslots = nslots;
 	for (int i = 0; i < nslots; i++)
@@ -216,6 +218,34 @@ collect_part(GpuJoinState *gj)
 	gpuhash_join_reset_build_memory(gj);
 }
 
+/*
+ * The parts' inner values as payloads, in part order, when they can all be
+ * (gj->inner_in_table); NULL when they cannot or there is no value column.
+ */
+static void *
+inner_payloads(GpuJoinState *gj, char **parts, int nparts, uint64 nkeys)
+{
+	char	   *payloads;
+	uint64		off = 0;
+
+	gj->inner_in_table = gj->inline_ok;
+	if (!gj->inline_ok || gj->inner_val < 0)
+		return NULL;
+	payloads = gpuhash_join_payload_array(gj, nkeys);
+	for (int i = 0; i < nparts && gj->inner_in_table; i++)
+	{
+		gj->inner_in_table = gpuhash_flat_payloads(parts[i], gj->inner_val, gj->payload_width,
+												   payloads + off * gj->payload_width);
+		off += gpuhash_flat_rows(parts[i]);
+	}
+	if (!gj->inner_in_table)
+	{
+		pfree(payloads);
+		return NULL;
+	}
+	return payloads;
+}
+
 /* BUILD (the elected participant): merge the parts, hash, write the block. */
 static void
 build_block(GpuJoinState *gj)
@@ -224,11 +254,13 @@ build_block(GpuJoinState *gj)
 	dsa_area   *area = query_area(gj);
 	char	  **parts = palloc(sh->nslots * sizeof(char *));
 	int			nparts = 0;
-	uint64		nkeys = 0;
+	uint64		nkeys = 0,
+				off = 0;
 	char	   *keys;
 	char	   *addr;
 	char	   *image;
 	uint64		image_bytes;
+	void	   *payloads;
 	GpuhashStore proto;
 	instr_time	start;
 
@@ -244,22 +276,29 @@ build_block(GpuJoinState *gj)
 
 	/* the keys, in part order, so that row numbers follow the merge */
 	keys = gpuhash_res_host_alloc(gj->build_keys, Max(nkeys, 1) * gj->key_width);
-	for (int i = 0, off = 0; i < nparts; i++)
+	for (int i = 0; i < nparts; i++)
 	{
 		uint64		n = gpuhash_flat_rows(parts[i]);
 
-		memcpy(keys + (Size) off * gj->key_width, gpuhash_flat_keys(parts[i]), n * gj->key_width);
+		memcpy(keys + off * gj->key_width, gpuhash_flat_keys(parts[i]), n * gj->key_width);
 		off += n;
 	}
+	payloads = inner_payloads(gj, parts, nparts, nkeys);
 	gj->stats.collect_ms += elapsed_ms_since(start);
-	gpuhash_join_build_table(gj, keys, nkeys);
+	gpuhash_join_build_table(gj, keys, payloads, nkeys);
 	gpuhash_res_release(gj->build_keys);
+	if (payloads)
+		pfree(payloads);
+	/* with the inner values in the table, no one needs the rows */
+	if (gj->inner_in_table)
+		nparts = 0;
+	sh->inner_in_table = gj->inner_in_table;
 
 	gpuhash_check(gj->ctx, ght_table_image_size(gj->table->ptr, &image_bytes),
 				  "write the table's image");
 	sh->block = shared_alloc(area, gpuhash_flat_merged_size(parts, nparts, image_bytes), &addr);
 	gpuhash_store_init(&proto, gj->run_cxt, ExecGetResultType(lsecond(gj->css.custom_ps)),
-					   gj->keep_inner);
+					   gj->keep_inner && !gj->inner_in_table);
 	image = gpuhash_flat_merge(parts, nparts, proto.byval, image_bytes, addr);
 	gpuhash_check(gj->ctx, ght_table_image_write(gj->table->ptr, image, image_bytes),
 				  "write the table's image");
@@ -282,8 +321,9 @@ attach_block(GpuJoinState *gj)
 
 	INSTR_TIME_SET_CURRENT(start);
 	gpuhash_join_ctx(gj);
+	gj->inner_in_table = gj->shared->inner_in_table;
 	gpuhash_store_attach(&gj->inner, gj->run_cxt, ExecGetResultType(lsecond(gj->css.custom_ps)),
-						 gj->keep_inner, block, &image, &image_bytes);
+						 gj->keep_inner && !gj->inner_in_table, block, &image, &image_bytes);
 	if (gj->table->ptr == NULL)
 	{
 		gpuhash_check(gj->ctx,

@@ -26,6 +26,7 @@ typedef struct GpuJoinStats
 	double		build_ms;		/* hashing it */
 	double		attach_ms;		/* attaching a shared build */
 	double		probe_ms;		/* core probe calls, transfers included */
+	bool		inner_in_table; /* inner values are the table's payloads */
 	uint64		build_rows;
 	uint64		outer_rows;
 	uint64		batches;
@@ -61,6 +62,19 @@ typedef struct GpuJoinState
 	int			n_outer;		/* columns of the outer plan */
 	int			n_inner;
 	bool		keep_inner;		/* inner columns are read after the match */
+
+	/*
+	 * Inner columns kept in the table: when the inner side is its key and at
+	 * most one other by-value column (inner_val, or -1), the table's payload
+	 * can be that column's value instead of a row number, and a match costs
+	 * no random fetch of a build row.  inline_ok says the columns allow it;
+	 * inner_in_table that the build's values did (no NULLs, and each fits
+	 * payload_width bytes).
+	 */
+	bool		inline_ok;
+	int			inner_val;
+	int			payload_width;
+	bool		inner_in_table;
 
 	/* run */
 	ght_ctx    *ctx;
@@ -108,7 +122,9 @@ elapsed_ms_since(instr_time start)
 
 /* join_exec.c */
 extern void gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, uint64 *nkeys);
-extern void gpuhash_join_build_table(GpuJoinState *gj, const void *keys, uint64 nkeys);
+extern void gpuhash_join_build_table(GpuJoinState *gj, const void *keys, const void *payloads,
+									 uint64 nkeys);
+extern void *gpuhash_join_payload_array(GpuJoinState *gj, uint64 nkeys);
 extern ght_ctx *gpuhash_join_ctx(GpuJoinState *gj);
 extern void gpuhash_join_reset_build_memory(GpuJoinState *gj);
 

@@ -111,6 +111,62 @@ gpuhash_store_append(GpuhashStore *st, const Datum *values, const bool *isnull)
 	return row;
 }
 
+/* Free the columns (the row count stays); the store no longer gives rows. */
+void
+gpuhash_store_drop_columns(GpuhashStore *st)
+{
+	if (st->cxt != NULL)
+	{
+		if (st->rows)
+			pfree(st->rows);
+		if (st->arena)
+			pfree(st->arena);
+	}
+	st->rows = st->arena = NULL;
+	st->ncols = 0;
+	st->stride = 0;
+	st->any_byref = false;
+	st->arena_used = st->arena_cap = 0;
+}
+
+/*
+ * Column col of rows[0..nrows) as hash-table payloads of width bytes into
+ * dst, so that a probe returns the value itself instead of a row number to
+ * fetch at random.  The column must be by value.  False, with dst partly
+ * written, when some value cannot be a payload: a NULL, or (width 4) a Datum
+ * that gpuhash_payload_datum would not give back bit for bit.
+ */
+static bool
+rows_to_payloads(const char *rows, Size stride, int ncols, uint64 nrows, int col, int width,
+				 void *dst)
+{
+	for (uint64 r = 0; r < nrows; r++)
+	{
+		const Datum *v = (const Datum *) (rows + r * stride);
+		const bool *n = (const bool *) (v + ncols);
+		Datum		d = v[col];
+
+		if (n[col])
+			return false;
+		if (width == 4)
+		{
+			if (gpuhash_payload_datum((uint32) d, 4) != d)
+				return false;
+			((uint32 *) dst)[r] = (uint32) d;
+		}
+		else
+			((uint64 *) dst)[r] = (uint64) d;
+	}
+	return true;
+}
+
+bool
+gpuhash_store_payloads(const GpuhashStore *st, int col, int width, void *dst)
+{
+	Assert(col < st->ncols && st->byval[col]);
+	return rows_to_payloads(st->rows, st->stride, st->ncols, st->nrows, col, width, dst);
+}
+
 /* ---- flat form, for shared memory ---------------------------------------- */
 
 /*
@@ -183,6 +239,16 @@ uint64
 gpuhash_flat_rows(const char *flat)
 {
 	return ((const FlatStore *) flat)->nrows;
+}
+
+/* gpuhash_store_payloads of a part's flat form */
+bool
+gpuhash_flat_payloads(const char *flat, int col, int width, void *dst)
+{
+	const FlatStore *h = (const FlatStore *) flat;
+
+	Assert(col < h->ncols);
+	return rows_to_payloads(flat + h->rows_off, h->stride, h->ncols, h->nrows, col, width, dst);
 }
 
 const void *

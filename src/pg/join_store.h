@@ -51,10 +51,21 @@ gpuhash_store_get(const GpuhashStore *st, uint64 row, Datum *values, bool *isnul
 				values[c] = PointerGetDatum(st->arena + v[c]);
 }
 
+extern void gpuhash_store_drop_columns(GpuhashStore *st);
+extern bool gpuhash_store_payloads(const GpuhashStore *st, int col, int width, void *dst);
+
+/* A by-value Datum kept as a table payload of width bytes (see join_store.c). */
+static inline Datum
+gpuhash_payload_datum(uint64 payload, int width)
+{
+	return width == 4 ? (Datum) (int64) (int32) (uint32) payload : (Datum) payload;
+}
+
 extern Size gpuhash_store_flat_size(const GpuhashStore *st, int key_width);
 extern void gpuhash_store_flatten(const GpuhashStore *st, const void *keys, int key_width,
 								  char *dst);
 extern uint64 gpuhash_flat_rows(const char *flat);
+extern bool gpuhash_flat_payloads(const char *flat, int col, int width, void *dst);
 extern const void *gpuhash_flat_keys(const char *flat);
 extern Size gpuhash_flat_merged_size(char *const *parts, int nparts, Size image_bytes);
 extern char *gpuhash_flat_merge(char *const *parts, int nparts, const bool *byval,
