@@ -24,46 +24,69 @@ SELECT gpuhash_backend() AS "gpuhash runs on",
        (SELECT count(*) FROM customers) AS customers,
        (SELECT count(*) FROM orders) AS orders;
 
--- Run a query into a table and note how long it took.
-CREATE TEMP TABLE timings(step text, engine text, rows bigint, ms numeric);
+-- Each step three ways: PostgreSQL's own plan (gpuhash's join path turned
+-- off), the same SQL with the planner free to pick GpuHashJoin, and the
+-- explicit gpu_hash_join().  timed() runs a query into a table, notes how long
+-- it took, and which join its plan used.
+SELECT set_config('gpuhash.device', gpuhash_backend(), false) AS device \gset
+CREATE TEMP TABLE timings(step text, engine text, plan text, rows bigint, ms numeric);
 CREATE FUNCTION pg_temp.timed(step text, engine text, q text, into_table text) RETURNS void
 LANGUAGE plpgsql AS $$
-DECLARE t0 timestamptz; n bigint;
+DECLARE t0 timestamptz; n bigint; l text; plan text := 'other';
 BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    plan := CASE WHEN l ~ 'GpuHashJoin' THEN 'GpuHashJoin'
+                 WHEN plan <> 'other' THEN plan
+                 WHEN l ~ 'gpu_hash_join' THEN 'gpu_hash_join()'
+                 WHEN l ~ '(Hash|Merge).*Join|Nested Loop' THEN 'PostgreSQL''s join'
+                 ELSE plan END;
+  END LOOP;
   t0 := clock_timestamp();
   EXECUTE format('CREATE TEMP TABLE %I AS %s', into_table, q);
   GET DIAGNOSTICS n = ROW_COUNT;
-  INSERT INTO timings VALUES (step, engine, n,
+  INSERT INTO timings VALUES (step, engine, plan, n,
     round(extract(epoch FROM clock_timestamp() - t0)::numeric * 1000, 1));
 END $$;
 
 \o /dev/null
 -- 1. revenue per region: inner join of every order with its customer
+-- 2. orders whose customer does not exist (anti join, NOT EXISTS semantics)
+SET gpuhash.enable_join = off;
 SELECT pg_temp.timed('revenue by region (inner join)', 'PostgreSQL',
   $q$SELECT c.region, count(*) AS orders, sum(o.amount) AS revenue
      FROM orders o JOIN customers c ON o.customer_id = c.id GROUP BY c.region$q$, 'native_1');
-SELECT pg_temp.timed('revenue by region (inner join)', 'gpuhash',
+SELECT pg_temp.timed('orphan orders (anti join)', 'PostgreSQL',
+  $q$SELECT customer_id, amount FROM orders o
+     WHERE NOT EXISTS (SELECT 1 FROM customers c WHERE c.id = o.customer_id)$q$, 'native_2');
+SET gpuhash.enable_join = on;
+SELECT pg_temp.timed('revenue by region (inner join)', 'PostgreSQL + gpuhash',
+  $q$SELECT c.region, count(*) AS orders, sum(o.amount) AS revenue
+     FROM orders o JOIN customers c ON o.customer_id = c.id GROUP BY c.region$q$, 'planner_1');
+SELECT pg_temp.timed('orphan orders (anti join)', 'PostgreSQL + gpuhash',
+  $q$SELECT customer_id, amount FROM orders o
+     WHERE NOT EXISTS (SELECT 1 FROM customers c WHERE c.id = o.customer_id)$q$, 'planner_2');
+SELECT pg_temp.timed('revenue by region (inner join)', 'gpu_hash_join()',
   $q$SELECT region, count(*) AS orders, sum(amount) AS revenue
      FROM gpu_hash_join('SELECT id, region FROM customers',
                         'SELECT customer_id, amount FROM orders')
           AS j(id int, region text, customer_id int, amount int)
      GROUP BY region$q$, 'gpu_1');
-
--- 2. orders whose customer does not exist (anti join, NOT EXISTS semantics)
-SELECT pg_temp.timed('orphan orders (anti join)', 'PostgreSQL',
-  $q$SELECT customer_id, amount FROM orders o
-     WHERE NOT EXISTS (SELECT 1 FROM customers c WHERE c.id = o.customer_id)$q$, 'native_2');
-SELECT pg_temp.timed('orphan orders (anti join)', 'gpuhash',
+SELECT pg_temp.timed('orphan orders (anti join)', 'gpu_hash_join()',
   $q$SELECT * FROM gpu_hash_join('SELECT id FROM customers',
                                  'SELECT customer_id, amount FROM orders', 'anti')
           AS j(customer_id int, amount int)$q$, 'gpu_2');
 
 \o
-SELECT step, engine, rows, ms AS "time (ms)" FROM timings ORDER BY step, engine DESC;
+SELECT step, engine, plan, rows, ms AS "time (ms)" FROM timings ORDER BY step DESC, ctid;
 
-SELECT (SELECT count(*) FROM (TABLE native_1 EXCEPT ALL TABLE gpu_1) a) = 0
-   AND (SELECT count(*) FROM (TABLE gpu_1 EXCEPT ALL TABLE native_1) b) = 0 AS "revenue answers match",
-       (SELECT count(*) FROM (TABLE native_2 EXCEPT ALL TABLE gpu_2) a) = 0
-   AND (SELECT count(*) FROM (TABLE gpu_2 EXCEPT ALL TABLE native_2) b) = 0 AS "orphan answers match";
+CREATE FUNCTION pg_temp.same(a text, b text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE n bigint;
+BEGIN
+  EXECUTE format('SELECT count(*) FROM ((TABLE %I EXCEPT ALL TABLE %I) UNION ALL (TABLE %I EXCEPT ALL TABLE %I)) d',
+                 a, b, b, a) INTO n;
+  RETURN n = 0;
+END $$;
+SELECT pg_temp.same('native_1', 'planner_1') AND pg_temp.same('native_1', 'gpu_1') AS "revenue answers match",
+       pg_temp.same('native_2', 'planner_2') AND pg_temp.same('native_2', 'gpu_2') AS "orphan answers match";
 
 SELECT region, orders, revenue FROM gpu_1 ORDER BY region;
