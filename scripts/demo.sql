@@ -50,21 +50,15 @@ END $$;
 
 \o /dev/null
 -- 1. revenue per region: inner join of every order with its customer
+\set q_revenue 'SELECT c.region, count(*) AS orders, sum(o.amount) AS revenue FROM orders o JOIN customers c ON o.customer_id = c.id GROUP BY c.region'
 -- 2. orders whose customer does not exist (anti join, NOT EXISTS semantics)
+\set q_orphans 'SELECT customer_id, amount FROM orders o WHERE NOT EXISTS (SELECT 1 FROM customers c WHERE c.id = o.customer_id)'
 SET gpuhash.enable_join = off;
-SELECT pg_temp.timed('revenue by region (inner join)', 'PostgreSQL',
-  $q$SELECT c.region, count(*) AS orders, sum(o.amount) AS revenue
-     FROM orders o JOIN customers c ON o.customer_id = c.id GROUP BY c.region$q$, 'native_1');
-SELECT pg_temp.timed('orphan orders (anti join)', 'PostgreSQL',
-  $q$SELECT customer_id, amount FROM orders o
-     WHERE NOT EXISTS (SELECT 1 FROM customers c WHERE c.id = o.customer_id)$q$, 'native_2');
+SELECT pg_temp.timed('revenue by region (inner join)', 'PostgreSQL', :'q_revenue', 'native_1');
+SELECT pg_temp.timed('orphan orders (anti join)', 'PostgreSQL', :'q_orphans', 'native_2');
 SET gpuhash.enable_join = on;
-SELECT pg_temp.timed('revenue by region (inner join)', 'PostgreSQL + gpuhash',
-  $q$SELECT c.region, count(*) AS orders, sum(o.amount) AS revenue
-     FROM orders o JOIN customers c ON o.customer_id = c.id GROUP BY c.region$q$, 'planner_1');
-SELECT pg_temp.timed('orphan orders (anti join)', 'PostgreSQL + gpuhash',
-  $q$SELECT customer_id, amount FROM orders o
-     WHERE NOT EXISTS (SELECT 1 FROM customers c WHERE c.id = o.customer_id)$q$, 'planner_2');
+SELECT pg_temp.timed('revenue by region (inner join)', 'PostgreSQL + gpuhash', :'q_revenue', 'planner_1');
+SELECT pg_temp.timed('orphan orders (anti join)', 'PostgreSQL + gpuhash', :'q_orphans', 'planner_2');
 SELECT pg_temp.timed('revenue by region (inner join)', 'gpu_hash_join()',
   $q$SELECT region, count(*) AS orders, sum(amount) AS revenue
      FROM gpu_hash_join('SELECT id, region FROM customers',
