@@ -158,6 +158,23 @@ SELECT q, pg_temp.inner_values(q), pg_temp.same(q) FROM (VALUES
   ('SELECT pf.t FROM pf WHERE NOT EXISTS (SELECT 1 FROM iv WHERE iv.k = pf.k AND iv.v > -pf.v * 10)')
 ) AS c(q);
 
+-- EXPLAIN ANALYZE shows the probes' copies to and from the device on the GPU only
+CREATE FUNCTION pg_temp.transfers_shown(q text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE l text; n int := 0;
+BEGIN
+  PERFORM set_config('enable_hashjoin', 'off', true);
+  PERFORM set_config('enable_mergejoin', 'off', true);
+  PERFORM set_config('enable_nestloop', 'off', true);
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF l ~ 'Probe Transfers: to device [0-9.]+ ms \(\d+ kB\), from device [0-9.]+ ms \(\d+ kB\)' THEN n := n + 1; END IF;
+  END LOOP;
+  RETURN n > 0;
+END $$;
+SELECT pg_temp.transfers_shown('SELECT pf.t, iv.v FROM pf JOIN iv ON pf.k = iv.k')
+       = (current_setting('gpuhash.device') = 'gpu') AS inner_transfers_on_gpu_only,
+       pg_temp.transfers_shown('SELECT pf.t FROM pf WHERE NOT EXISTS (SELECT 1 FROM iv WHERE iv.k = pf.k)')
+       = (current_setting('gpuhash.device') = 'gpu') AS anti_transfers_on_gpu_only;
+
 -- parallel: the outer side split among workers that share one build
 SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2;

@@ -163,6 +163,21 @@ uint64_t	ght_ctx_limit_need(const ght_ctx *ctx);
  * or batch need not allocate again; call this at the end of a statement.
  */
 void		ght_ctx_trim(ght_ctx *ctx);
+
+/*
+ * Copies between host memory and the device made by probes (lookups,
+ * contains, select, probe pairs), each timed on the GPU from its start to its
+ * end, summed since the context was made.  All zero on a CPU context.
+ */
+typedef struct ght_transfer_stats
+{
+	uint64_t	to_device_bytes;
+	uint64_t	from_device_bytes;
+	double		to_device_ms;
+	double		from_device_ms;
+} ght_transfer_stats;
+
+void		ght_ctx_transfer_stats(ght_ctx *ctx, ght_transfer_stats *out);
 /*
  * Testing aid: make the n-th table or scratch allocation from now on fail
  * (0 = off), with GHT_ERR_DEVICE_NOMEM on a GPU context (device memory) and

@@ -155,6 +155,15 @@ ght_ctx_create(ght_device dev, int gpu_id, ght_ctx **out, char *why, size_t whyl
 }
 
 void
+ght_ctx_transfer_stats(ght_ctx *ctx, ght_transfer_stats *out)
+{
+	if (ctx->dev == GHT_GPU)
+		ght_gpu_transfer_stats(ctx, out);
+	else
+		memset(out, 0, sizeof(*out));
+}
+
+void
 ght_ctx_destroy(ght_ctx *ctx)
 {
 	if (ctx == NULL)

@@ -116,6 +116,7 @@ ght_status	ght_gpu_device_info(int id, ght_device_info *info, char *why, size_t 
 ght_status	ght_gpu_ctx_init(ght_ctx *ctx);
 void		ght_gpu_ctx_fini(ght_ctx *ctx);
 void		ght_gpu_ctx_trim(ght_ctx *ctx);
+void		ght_gpu_transfer_stats(ght_ctx *ctx, ght_transfer_stats *out);
 void	   *ght_gpu_host_alloc(ght_ctx *ctx, size_t bytes);
 void		ght_gpu_host_free(ght_ctx *ctx, void *p);
 ght_status	ght_gpu_build(ght_table *t, const void *keys, const void *payloads, uint64_t n, int on_device);

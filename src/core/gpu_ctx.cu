@@ -118,6 +118,74 @@ ght_gpu_ctx_trim(ght_ctx *ctx)
 	cudaMemPoolTrimTo(g->pool, 0);
 }
 
+void
+gpu_copy_settle(ght_ctx *ctx)
+{
+	ght_gpu_ctx *g = gctx(ctx);
+
+	for (int i = 0; i < GPU_COPY_TIMERS; i++)
+	{
+		gpu_copy_timer *tm = &g->timer[i];
+		float		ms = 0;
+
+		/* cudaErrorNotReady (not finished) is not an error and is not kept */
+		if (!tm->busy || cudaEventQuery(tm->stop) != cudaSuccess)
+			continue;
+		if (cudaEventElapsedTime(&ms, tm->start, tm->stop) != cudaSuccess)
+			ms = 0;
+		if (tm->to_device)
+		{
+			g->xfer.to_device_bytes += tm->bytes;
+			g->xfer.to_device_ms += ms;
+		}
+		else
+		{
+			g->xfer.from_device_bytes += tm->bytes;
+			g->xfer.from_device_ms += ms;
+		}
+		tm->busy = 0;
+	}
+}
+
+ght_status
+gpu_copy_async(ght_ctx *ctx, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
+			   cudaStream_t st)
+{
+	ght_gpu_ctx *g = gctx(ctx);
+	gpu_copy_timer *tm = NULL;
+
+	for (int pass = 0; tm == NULL && pass < 2; pass++)
+	{
+		/* every timer in flight: wait for their copies to end, then look again */
+		if (pass == 1)
+			for (int i = 0; i < GPU_COPY_TIMERS; i++)
+				GCHECK(ctx, cudaEventSynchronize(g->timer[i].stop));
+		gpu_copy_settle(ctx);
+		for (int i = 0; i < GPU_COPY_TIMERS && tm == NULL; i++)
+			if (!g->timer[i].busy)
+				tm = &g->timer[i];
+	}
+	if (tm->start == NULL)
+	{
+		GCHECK(ctx, cudaEventCreate(&tm->start));
+		GCHECK(ctx, cudaEventCreate(&tm->stop));
+	}
+	GCHECK(ctx, cudaEventRecord(tm->start, st));
+	GCHECK(ctx, cudaMemcpyAsync(dst, src, bytes, kind, st));
+	GCHECK(ctx, cudaEventRecord(tm->stop, st));
+	tm->bytes = bytes;
+	tm->to_device = kind == cudaMemcpyHostToDevice;
+	tm->busy = 1;
+	return GHT_OK;
+}
+
+extern "C" void
+ght_gpu_transfer_stats(ght_ctx *ctx, ght_transfer_stats *out)
+{
+	gpu_copy_settle(ctx);
+	*out = gctx(ctx)->xfer;
+}
+
 extern "C" void
 ght_gpu_ctx_fini(ght_ctx *ctx)
 {
@@ -126,6 +194,13 @@ ght_gpu_ctx_fini(ght_ctx *ctx)
 	if (g == NULL)
 		return;
 	ght_gpu_ctx_trim(ctx);
+	for (int i = 0; i < GPU_COPY_TIMERS; i++)
+	{
+		if (g->timer[i].start)
+			cudaEventDestroy(g->timer[i].start);
+		if (g->timer[i].stop)
+			cudaEventDestroy(g->timer[i].stop);
+	}
 	for (int i = 0; i < 2; i++)
 	{
 		if (g->stream[i])

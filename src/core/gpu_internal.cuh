@@ -38,10 +38,23 @@ gpu_fail(ght_ctx *ctx, cudaError_t e, const char *what)
 
 /* ---- the device context ------------------------------------------------- */
 
+/* A timed copy (gpu_copy_async): events around it, read once both have passed. */
+#define GPU_COPY_TIMERS 32
+struct gpu_copy_timer
+{
+	cudaEvent_t start;
+	cudaEvent_t stop;
+	size_t		bytes;
+	int			to_device;
+	int			busy;
+};
+
 struct ght_gpu_ctx
 {
 	cudaStream_t stream[2];		/* two, so a copy overlaps the other's kernel */
 	cudaEvent_t ev[2];
+	gpu_copy_timer timer[GPU_COPY_TIMERS];
+	ght_transfer_stats xfer;
 	cudaMemPool_t pool;			/* the device's pool, keeping freed memory */
 	int			sm_count;
 	size_t		max_shared;		/* dynamic shared memory a block may opt into */
@@ -124,6 +137,14 @@ gpu_table_adopt(ght_table *t, int which, dmem &m)
 	t->mem_bytes[which] = n;
 	t->bytes += n;
 }
+
+/*
+ * cudaMemcpyAsync between host and device, timed for ght_ctx_transfer_stats.
+ * gpu_copy_settle adds up the timed copies that have finished.
+ */
+ght_status	gpu_copy_async(ght_ctx *ctx, void *dst, const void *src, size_t bytes,
+						   cudaMemcpyKind kind, cudaStream_t st);
+void		gpu_copy_settle(ght_ctx *ctx);
 
 /* Wait for both streams; report an asynchronous failure. */
 static inline ght_status

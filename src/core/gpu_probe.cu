@@ -270,14 +270,14 @@ upload_and_find_m(ght_table *t, const KT *keys, uint64_t n, dmem &dk, uint8_t an
 		cudaStream_t st = g->stream[c % 2];
 		unsigned	grid = grid_for(hi - lo, 256);
 
-		GCHECK(ctx, cudaMemcpyAsync(dk.as<KT>() + lo, keys + lo, (hi - lo) * sizeof(KT), cudaMemcpyHostToDevice, st));
+		GTRY(gpu_copy_async(ctx, dk.as<KT>() + lo, keys + lo, (hi - lo) * sizeof(KT), cudaMemcpyHostToDevice, st));
 		if (refs == nullptr)
 			flag_kernel<KT, M><<<grid, 256, 0, st>>>(t->ix, dk.as<KT>(), lo, hi, anti, dflags);
 		else
 			count_kernel<KT, M><<<grid, 256, 0, st>>>(t->ix, dk.as<KT>(), lo, hi, refs, cnt);
 		GLAUNCH(ctx, "probe kernel");
 		if (flags_out)
-			GCHECK(ctx, cudaMemcpyAsync(flags_out + lo, dflags + lo, hi - lo, cudaMemcpyDeviceToHost, st));
+			GTRY(gpu_copy_async(ctx, flags_out + lo, dflags + lo, hi - lo, cudaMemcpyDeviceToHost, st));
 	}
 	return gpu_sync(ctx);
 }
@@ -348,7 +348,11 @@ ght_gpu_select(ght_table *t, const void *keys, uint64_t n, int anti,
 													thrust::counting_iterator<uint32_t>(0), df.as<uint8_t>(),
 													dsel.as<uint32_t>(), dnum.as<int64_t>(), (int64_t) n, st));
 		GCHECK(ctx, cudaMemcpy(&num, dnum.p, sizeof(num), cudaMemcpyDeviceToHost));
-		GCHECK(ctx, cudaMemcpy(out_idx, dsel.p, (size_t) num * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+		if (num > 0)
+		{
+			GTRY(gpu_copy_async(ctx, out_idx, dsel.p, (size_t) num * sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
+			GCHECK(ctx, cudaStreamSynchronize(st));
+		}
 		*out_n = (uint64_t) num;
 		return GHT_OK;
 	})
@@ -483,8 +487,8 @@ ght_gpu_probe_next(ght_probe *p, uint64_t max_pairs, uint64_t *n_out)
 			s->next_probe = lo;
 		}
 		GLAUNCH(ctx, "write pairs");
-		GCHECK(ctx, cudaMemcpyAsync(p->out_idx, s->out_idx.p, w * sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
-		GCHECK(ctx, cudaMemcpyAsync(p->out_payload, s->out_pay.p, w * sizeof(uint64_t), cudaMemcpyDeviceToHost, st));
+		GTRY(gpu_copy_async(ctx, p->out_idx, s->out_idx.p, w * sizeof(uint32_t), cudaMemcpyDeviceToHost, st));
+		GTRY(gpu_copy_async(ctx, p->out_payload, s->out_pay.p, w * sizeof(uint64_t), cudaMemcpyDeviceToHost, st));
 		GCHECK(ctx, cudaStreamSynchronize(st));
 		*n_out = w;
 		return GHT_OK;

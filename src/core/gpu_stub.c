@@ -3,6 +3,7 @@
  * point reports that there is no usable GPU, so callers fall back to the CPU
  * or raise a clear error.
  */
+#include <string.h>
 #include "ght_internal.h"
 
 #include <stdio.h>
@@ -39,6 +40,7 @@ ght_gpu_ctx_init(ght_ctx *ctx)
 
 void ght_gpu_ctx_fini(ght_ctx *ctx) {}
 void ght_gpu_ctx_trim(ght_ctx *ctx) {}
+void ght_gpu_transfer_stats(ght_ctx *ctx, ght_transfer_stats *out) { memset(out, 0, sizeof(*out)); }
 void *ght_gpu_host_alloc(ght_ctx *ctx, size_t bytes) { return NULL; }
 void ght_gpu_host_free(ght_ctx *ctx, void *p) {}
 void ght_gpu_free(ght_table *t) {}

@@ -473,13 +473,28 @@ match_with_quals(GpuJoinState *gj)
 	gpuhash_res_release(gj->probe);
 }
 
+/* Count the probes' transfers since *before (the context's figures then). */
+static void
+add_transfers(GpuJoinState *gj, const ght_transfer_stats *before)
+{
+	ght_transfer_stats now;
+
+	ght_ctx_transfer_stats(gj->ctx, &now);
+	gj->stats.xfer.to_device_bytes += now.to_device_bytes - before->to_device_bytes;
+	gj->stats.xfer.from_device_bytes += now.from_device_bytes - before->from_device_bytes;
+	gj->stats.xfer.to_device_ms += now.to_device_ms - before->to_device_ms;
+	gj->stats.xfer.from_device_ms += now.from_device_ms - before->from_device_ms;
+}
+
 /* Probe with the batch's keys and set up what it emits. */
 static void
 start_batch(GpuJoinState *gj)
 {
 	instr_time	start;
+	ght_transfer_stats xfer;
 
 	INSTR_TIME_SET_CURRENT(start);
+	ght_ctx_transfer_stats(gj->ctx, &xfer);
 	gj->stats.batches++;
 	if (gj->jointype == JOIN_INNER)
 	{
@@ -509,6 +524,7 @@ start_batch(GpuJoinState *gj)
 		gj->emit = EMIT_ROWS;
 	}
 	note_device_bytes(gj);
+	add_transfers(gj, &xfer);
 	gj->stats.probe_ms += elapsed_ms_since(start);
 }
 
@@ -539,12 +555,15 @@ next_scan_tuple(GpuJoinState *gj)
 				else
 				{
 					instr_time	start;
+					ght_transfer_stats xfer;
 
 					INSTR_TIME_SET_CURRENT(start);
+					ght_ctx_transfer_stats(gj->ctx, &xfer);
 					gpuhash_check(gj->ctx,
 								  ght_probe_next(gj->probe->ptr, gj->batch_rows,
 												 &gj->pidx, &gj->brow, &gj->npairs),
 								  "probe the hash table");
+					add_transfers(gj, &xfer);
 					gj->stats.probe_ms += elapsed_ms_since(start);
 					gj->pos = 0;
 					if (gj->npairs == 0)
@@ -700,6 +719,27 @@ explain_build_mode(GpuJoinState *gj, ExplainState *es)
 						"shared, inner side read by one participant", es);
 }
 
+/* The probes' copies to and from the GPU (part of their probe time). */
+static void
+explain_transfers(const GpuJoinStats *s, ExplainState *es)
+{
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+		ExplainPropertyText("Probe Transfers",
+							psprintf("to device %.3f ms (%llu kB), from device %.3f ms (%llu kB)",
+									 s->xfer.to_device_ms,
+									 (unsigned long long) ((s->xfer.to_device_bytes + 1023) / 1024),
+									 s->xfer.from_device_ms,
+									 (unsigned long long) ((s->xfer.from_device_bytes + 1023) / 1024)),
+							es);
+	else
+	{
+		ExplainPropertyFloat("Transfer Time To Device", "ms", s->xfer.to_device_ms, 3, es);
+		ExplainPropertyUInteger("Transfer Bytes To Device", NULL, s->xfer.to_device_bytes, es);
+		ExplainPropertyFloat("Transfer Time From Device", "ms", s->xfer.from_device_ms, 3, es);
+		ExplainPropertyUInteger("Transfer Bytes From Device", NULL, s->xfer.from_device_bytes, es);
+	}
+}
+
 static void
 explain_stats(const GpuJoinStats *s, ExplainState *es)
 {
@@ -713,6 +753,8 @@ explain_stats(const GpuJoinStats *s, ExplainState *es)
 	if (s->attach_ms > 0)
 		ExplainPropertyFloat("Attach Time", "ms", s->attach_ms, 3, es);
 	ExplainPropertyFloat("Probe Time", "ms", s->probe_ms, 3, es);
+	if (s->device == GHT_GPU)
+		explain_transfers(s, es);
 	ExplainPropertyUInteger("Probe Rows", NULL, s->outer_rows, es);
 	ExplainPropertyUInteger("Batches", NULL, s->batches, es);
 	ExplainPropertyUInteger("Peak Device Memory", "kB", (s->peak_device_bytes + 1023) / 1024, es);
@@ -776,7 +818,7 @@ explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (es->format == EXPLAIN_FORMAT_TEXT)
 		{
 			appendStringInfoSpaces(es->str, es->indent * 2);
-			appendStringInfo(es->str, "%s%s: %s, setup %.3f ms, %s%.3f ms, probe %.3f ms, %llu rows in %llu batches, peak device memory %llu kB\n",
+			appendStringInfo(es->str, "%s%s: %s, setup %.3f ms, %s%.3f ms, probe %.3f ms%s, %llu rows in %llu batches, peak device memory %llu kB\n",
 							 i == 0 ? "Leader" : psprintf("Worker %d", i - 1),
 							 s->built ? " (built)" : "",
 							 gpuhash_device_name(s->device),
@@ -784,6 +826,8 @@ explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es)
 							 s->built ? "input+build " : "attach ",
 							 s->built ? s->collect_ms + s->build_ms : s->attach_ms,
 							 s->probe_ms,
+							 s->device == GHT_GPU ?
+							 psprintf(" (transfers %.3f ms)", s->xfer.to_device_ms + s->xfer.from_device_ms) : "",
 							 (unsigned long long) s->outer_rows,
 							 (unsigned long long) s->batches,
 							 (unsigned long long) ((s->peak_device_bytes + 1023) / 1024));

@@ -26,6 +26,7 @@ typedef struct GpuJoinStats
 	double		build_ms;		/* hashing it */
 	double		attach_ms;		/* attaching a shared build */
 	double		probe_ms;		/* core probe calls, transfers included */
+	ght_transfer_stats xfer;	/* the probes' copies to and from the GPU */
 	bool		inner_in_table; /* inner values are the table's payloads */
 	uint64		build_rows;
 	uint64		outer_rows;

@@ -603,6 +603,65 @@ case_random(const config *c)
 	return ok;
 }
 
+/*
+ * Probe transfers are counted on a GPU context (every key goes up, every
+ * flag comes back) and not at all on a CPU one.
+ */
+static int
+case_transfer_stats(const config *c)
+{
+	uint64_t	n = 50000;
+	uint64_t   *k = random_keys(n, c->kw, 0);
+	uint64_t   *v = random_payloads(n, c->pw);
+	void	   *pk = pack_keys(k, n, c->kw);
+	uint8_t    *found = malloc(n);
+	ght_table  *t = NULL;
+	ght_transfer_stats before,
+				after;
+	int			ok = 1;
+
+	ght_ctx_transfer_stats(c->ctx, &before);
+	if (build_table(c, k, v, n, &t) != GHT_OK || ght_contains(t, pk, n, found) != GHT_OK)
+	{
+		snprintf(fail_msg, sizeof(fail_msg), "build or contains failed: %s", ght_ctx_error_detail(c->ctx));
+		ok = 0;
+	}
+	ght_ctx_transfer_stats(c->ctx, &after);
+	if (ok && ght_ctx_device(c->ctx) == GHT_GPU)
+	{
+		uint64_t	up = after.to_device_bytes - before.to_device_bytes;
+		uint64_t	down = after.from_device_bytes - before.from_device_bytes;
+
+		if (up != n * c->kw || down != n || after.to_device_ms < before.to_device_ms ||
+			after.from_device_ms < before.from_device_ms)
+		{
+			snprintf(fail_msg, sizeof(fail_msg), "GPU: %llu bytes up (want %llu), %llu down (want %llu)",
+					 (unsigned long long) up, (unsigned long long) (n * c->kw),
+					 (unsigned long long) down, (unsigned long long) n);
+			ok = 0;
+		}
+	}
+	else if (ok && (after.to_device_bytes != 0 || after.from_device_bytes != 0 ||
+					after.to_device_ms != 0 || after.from_device_ms != 0))
+	{
+		snprintf(fail_msg, sizeof(fail_msg), "CPU context reports transfers");
+		ok = 0;
+	}
+	for (uint64_t i = 0; ok && i < n; i++)
+		if (!found[i])
+		{
+			snprintf(fail_msg, sizeof(fail_msg), "key %llu not found", (unsigned long long) i);
+			ok = 0;
+		}
+	if (t)
+		ght_table_free(t);
+	free(found);
+	free(pk);
+	free(v);
+	free(k);
+	return ok;
+}
+
 static int
 case_duplicates(const config *c)
 {
@@ -1345,6 +1404,7 @@ typedef struct test_case
 static const test_case cases[] = {
 	{"random", case_random, 0, 0, 0},
 	{"duplicates", case_duplicates, 0, 0, 0},
+	{"transfer_stats", case_transfer_stats, 0, 0, 0},
 	{"hot_key_100000", case_hot_key, 0, 0, 0},
 	{"empty", case_empty, 0, 0, 0},
 	{"single", case_single, 0, 0, 0},
