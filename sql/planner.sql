@@ -18,6 +18,18 @@ BEGIN
   END LOOP;
 END $$;
 
+-- The lines of EXPLAIN ANALYZE of q, with native joins disabled, that match pattern.
+CREATE FUNCTION pg_temp.analyze_lines(q text, pattern text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE l text;
+BEGIN
+  PERFORM set_config('enable_hashjoin', 'off', true);
+  PERFORM set_config('enable_mergejoin', 'off', true);
+  PERFORM set_config('enable_nestloop', 'off', true);
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF l ~ pattern THEN RETURN NEXT l; END IF;
+  END LOOP;
+END $$;
+
 -- Runs q with native joins disabled (so the GPU path is taken when offered)
 -- and with gpuhash.enable_join off, and compares the results as multisets.
 CREATE FUNCTION pg_temp.same(q text) RETURNS text LANGUAGE plpgsql AS $$
@@ -122,17 +134,10 @@ SELECT q, pg_temp.same(q) FROM (VALUES
 -- inner values kept in the table: when the inner side is its key and at most
 -- one other by-value column, with no NULL and each value fitting the table's
 -- payload (as wide as the key), a match carries the value itself
-CREATE FUNCTION pg_temp.inner_values(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE l text; r text := 'no line';
-BEGIN
-  PERFORM set_config('enable_hashjoin', 'off', true);
-  PERFORM set_config('enable_mergejoin', 'off', true);
-  PERFORM set_config('enable_nestloop', 'off', true);
-  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF l ~ 'Inner Values: ' THEN r := substring(l from 'Inner Values: (.*)$'); END IF;
-  END LOOP;
-  RETURN r;
-END $$;
+CREATE FUNCTION pg_temp.inner_values(q text) RETURNS text LANGUAGE sql AS $$
+  SELECT coalesce(max(substring(l from 'Inner Values: (.*)$')), 'no line')
+  FROM pg_temp.analyze_lines(q, 'Inner Values: ') l
+$$;
 CREATE TABLE iv (k int4, k8 int8, v int4, w int8, b bool, s int2, t text);
 INSERT INTO iv SELECT CASE WHEN i % 11 = 0 THEN NULL ELSE (i * 7) % 1300 END, ((i * 7) % 1300)::int8 * 3000000000,
                       -i, i::int8 * 1000, i % 3 = 0, (-i)::int2, 'iv' || i
@@ -159,17 +164,10 @@ SELECT q, pg_temp.inner_values(q), pg_temp.same(q) FROM (VALUES
 ) AS c(q);
 
 -- EXPLAIN ANALYZE shows the probes' copies to and from the device on the GPU only
-CREATE FUNCTION pg_temp.transfers_shown(q text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE l text; n int := 0;
-BEGIN
-  PERFORM set_config('enable_hashjoin', 'off', true);
-  PERFORM set_config('enable_mergejoin', 'off', true);
-  PERFORM set_config('enable_nestloop', 'off', true);
-  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF l ~ 'Probe Transfers: to device [0-9.]+ ms \(\d+ kB\), from device [0-9.]+ ms \(\d+ kB\)' THEN n := n + 1; END IF;
-  END LOOP;
-  RETURN n > 0;
-END $$;
+CREATE FUNCTION pg_temp.transfers_shown(q text) RETURNS boolean LANGUAGE sql AS $$
+  SELECT EXISTS (SELECT FROM pg_temp.analyze_lines(q,
+    'Probe Transfers: to device [0-9.]+ ms \(\d+ kB\), from device [0-9.]+ ms \(\d+ kB\)'))
+$$;
 SELECT pg_temp.transfers_shown('SELECT pf.t, iv.v FROM pf JOIN iv ON pf.k = iv.k')
        = (current_setting('gpuhash.device') = 'gpu') AS inner_transfers_on_gpu_only,
        pg_temp.transfers_shown('SELECT pf.t FROM pf WHERE NOT EXISTS (SELECT 1 FROM iv WHERE iv.k = pf.k)')
@@ -199,17 +197,10 @@ RESET parallel_setup_cost; RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size; RESET max_parallel_workers_per_gather;
 
 -- gpuhash.staging_memory cuts probe batches by size: more batches, same rows
-CREATE FUNCTION pg_temp.batches(q text) RETURNS int LANGUAGE plpgsql AS $$
-DECLARE l text; n int := 0;
-BEGIN
-  PERFORM set_config('enable_hashjoin', 'off', true);
-  PERFORM set_config('enable_mergejoin', 'off', true);
-  PERFORM set_config('enable_nestloop', 'off', true);
-  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF l ~ 'Batches: ' THEN n := n + substring(l from 'Batches: (\d+)')::int; END IF;
-  END LOOP;
-  RETURN n;
-END $$;
+CREATE FUNCTION pg_temp.batches(q text) RETURNS int LANGUAGE sql AS $$
+  SELECT coalesce(sum(substring(l from 'Batches: (\d+)')::int), 0)::int
+  FROM pg_temp.analyze_lines(q, 'Batches: ') l
+$$;
 SELECT pg_temp.batches('SELECT pf.t, pd.t FROM pf JOIN pd ON pf.k = pd.k') AS batches_256mb;
 SET gpuhash.staging_memory = '64kB';
 SELECT pg_temp.batches('SELECT pf.t, pd.t FROM pf JOIN pd ON pf.k = pd.k') AS batches_64kb;
