@@ -154,16 +154,17 @@ gpu_copy_async(ght_ctx *ctx, void *dst, const void *src, size_t bytes, cudaMemcp
 	ght_gpu_ctx *g = gctx(ctx);
 	gpu_copy_timer *tm = NULL;
 
-	for (int pass = 0; tm == NULL && pass < 2; pass++)
+	gpu_copy_settle(ctx);
+	for (int i = 0; i < GPU_COPY_TIMERS && tm == NULL; i++)
+		if (!g->timer[i].busy)
+			tm = &g->timer[i];
+	if (tm == NULL)
 	{
-		/* every timer in flight: wait for their copies to end, then look again */
-		if (pass == 1)
-			for (int i = 0; i < GPU_COPY_TIMERS; i++)
-				GCHECK(ctx, cudaEventSynchronize(g->timer[i].stop));
+		/* every timer in flight: wait for their copies, then all are free */
+		for (int i = 0; i < GPU_COPY_TIMERS; i++)
+			GCHECK(ctx, cudaEventSynchronize(g->timer[i].stop));
 		gpu_copy_settle(ctx);
-		for (int i = 0; i < GPU_COPY_TIMERS && tm == NULL; i++)
-			if (!g->timer[i].busy)
-				tm = &g->timer[i];
+		tm = &g->timer[0];
 	}
 	if (tm->start == NULL)
 	{

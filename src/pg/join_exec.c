@@ -279,18 +279,18 @@ build_local(GpuJoinState *gj)
 	void	   *payloads = NULL;
 
 	gpuhash_join_collect(gj, &gj->inner, &nkeys);
-	if (gj->inline_ok)
+	/* with no value column, row numbers serve as payloads and go unread */
+	gj->inner_in_table = gj->inline_ok;
+	if (gj->inline_ok && gj->inner_val >= 0)
 	{
 		payloads = gpuhash_join_payload_array(gj, nkeys);
-		gj->inner_in_table = gj->inner_val < 0 ||
-			gpuhash_store_payloads(&gj->inner, gj->inner_val, gj->payload_width, payloads);
-		if (!gj->inner_in_table || gj->inner_val < 0)
+		if (!gpuhash_store_payloads(&gj->inner, gj->inner_val, gj->payload_width, payloads))
 		{
+			gj->inner_in_table = false;
 			pfree(payloads);
 			payloads = NULL;
 		}
 	}
-	/* with no value column, row numbers serve as payloads and go unread */
 	gpuhash_join_build_table(gj, gj->build_keys->ptr, payloads, nkeys);
 	gpuhash_res_release(gj->build_keys);
 	if (payloads)
