@@ -40,7 +40,7 @@ BEGIN
   PERFORM set_config('enable_mergejoin', 'off', true);
   PERFORM set_config('enable_nestloop', 'off', true);
   FOR plan IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    used := coalesce(used, false) OR plan ~ 'GpuHashJoin';
+    used := coalesce(used, false) OR plan ~ 'GpuHash(Join|Aggregate)';
   END LOOP;
   EXECUTE 'CREATE TEMP TABLE r_on AS SELECT s::text AS r FROM (' || q || ') s';
   PERFORM set_config('enable_hashjoin', 'on', true);
@@ -177,7 +177,7 @@ SELECT pg_temp.transfers_shown('SELECT pf.t, iv.v FROM pf JOIN iv ON pf.k = iv.k
 SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2;
 SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off;
-SELECT * FROM pg_temp.plan('SELECT count(*), sum(pf.v + pd.v) FROM pf JOIN pd ON pf.k = pd.k');
+SELECT * FROM pg_temp.plan('SELECT count(*), sum(pf.v + pd.v), max(pd.t) FROM pf JOIN pd ON pf.k = pd.k');
 RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
 SELECT q, pg_temp.same(q) FROM (VALUES
   ('SELECT count(*), sum(pf.v + pd.v), max(pd.t) FROM pf JOIN pd ON pf.k = pd.k'),

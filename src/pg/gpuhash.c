@@ -11,6 +11,7 @@
 
 #include "utils/guc.h"
 
+#include "join_agg.h"
 #include "join_node.h"
 
 PG_MODULE_MAGIC;
@@ -109,6 +110,7 @@ _PG_init(void)
 
 	/* the planner's GpuHashJoin: its GUCs, hook and node methods */
 	gpuhash_join_init();
+	gpuhash_agg_init();
 
 	MarkGUCPrefixReserved("gpuhash");
 }

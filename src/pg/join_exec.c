@@ -63,6 +63,8 @@ gpuhash_join_create_state(CustomScan *cscan)
 	gj->inner_partial = intVal(list_nth(priv, GJ_PRIV_INNER_PARTIAL)) != 0;
 	gj->est_build_rows = floatVal(list_nth(priv, GJ_PRIV_BUILD_ROWS));
 	gj->key_width = (gj->outer_type == INT8OID || gj->inner_type == INT8OID) ? 8 : 4;
+	if (list_length(priv) > GJ_PRIV_AGGS)
+		gpuhash_agg_setup(gj, list_nth(priv, GJ_PRIV_AGGS));
 	return (Node *) gj;
 }
 
@@ -84,6 +86,13 @@ set_inline_ok(GpuJoinState *gj, TupleDesc desc)
 	}
 }
 
+/* The join clauses other than the hash clause (join_node.h). */
+static List *
+join_quals(CustomScan *cscan, GpuJoinState *gj)
+{
+	return list_copy_head(list_copy_tail(cscan->custom_exprs, 1), gj->n_join_quals);
+}
+
 static void
 begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 {
@@ -97,7 +106,11 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 	node->custom_ps = list_make2(outer, inner);
 	gj->n_outer = ExecGetResultType(outer)->natts;
 	gj->n_inner = ExecGetResultType(inner)->natts;
-	gj->join_qual = ExecInitQual(list_copy_tail(cscan->custom_exprs, 1), &node->ss.ps);
+	gj->n_join_quals = list_length(cscan->custom_exprs) - 1 -
+		(gj->naggs > 0 ? intVal(list_nth(cscan->custom_private, GJ_PRIV_ROW_QUALS)) : 0);
+	gj->join_qual = ExecInitQual(join_quals(cscan, gj), &node->ss.ps);
+	gj->row_qual = ExecInitQual(list_copy_tail(cscan->custom_exprs, 1 + gj->n_join_quals),
+								&node->ss.ps);
 	gj->keep_inner = gj->jointype == JOIN_INNER || gj->join_qual != NULL;
 	set_inline_ok(gj, ExecGetResultType(inner));
 
@@ -299,8 +312,8 @@ build_local(GpuJoinState *gj)
 		gpuhash_store_drop_columns(&gj->inner);
 }
 
-static void
-ensure_built(GpuJoinState *gj)
+void
+gpuhash_join_ensure_built(GpuJoinState *gj)
 {
 	if (gj->built)
 		return;
@@ -338,8 +351,8 @@ note_device_bytes(GpuJoinState *gj)
  * gpuhash.staging_memory bytes.  Inner and semi joins drop rows with NULL
  * keys (they match nothing); anti joins keep them, unmatched.
  */
-static void
-load_batch(GpuJoinState *gj)
+void
+gpuhash_join_load_batch(GpuJoinState *gj)
 {
 	PlanState  *outer = linitial(gj->css.custom_ps);
 	void	   *keys = gj->outer_keys->ptr;
@@ -402,8 +415,8 @@ inner_from_table(GpuJoinState *gj, uint64 kidx, uint64 payload, Datum *values, b
  * or the payload when the inner values are in the table, matched by probe
  * key kidx) when matched, else with NULL inner columns.
  */
-static TupleTableSlot *
-form_scan_tuple(GpuJoinState *gj, uint64 orow, bool matched, uint64 kidx, uint64 ref)
+TupleTableSlot *
+gpuhash_join_scan_tuple(GpuJoinState *gj, uint64 orow, bool matched, uint64 kidx, uint64 ref)
 {
 	TupleTableSlot *slot = gj->css.ss.ss_ScanTupleSlot;
 	Datum	   *values = slot->tts_values;
@@ -464,7 +477,7 @@ match_with_quals(GpuJoinState *gj)
 				continue;
 			if ((j & 0xFFFF) == 0xFFFF)
 				CHECK_FOR_INTERRUPTS();
-			econtext->ecxt_scantuple = form_scan_tuple(gj, row, true, pidx[j], brow[j]);
+			econtext->ecxt_scantuple = gpuhash_join_scan_tuple(gj, row, true, pidx[j], brow[j]);
 			if (ExecQual(gj->join_qual, econtext))
 				gj->row_match[row] = 1;
 			ResetExprContext(econtext);
@@ -487,8 +500,8 @@ add_transfers(GpuJoinState *gj, const ght_transfer_stats *before)
 }
 
 /* Probe with the batch's keys and set up what it emits. */
-static void
-start_batch(GpuJoinState *gj)
+void
+gpuhash_join_start_batch(GpuJoinState *gj)
 {
 	instr_time	start;
 	ght_transfer_stats xfer;
@@ -528,6 +541,33 @@ start_batch(GpuJoinState *gj)
 	gj->stats.probe_ms += elapsed_ms_since(start);
 }
 
+/*
+ * Inner join: the next pairs of the batch's probe into gj->pidx, gj->brow,
+ * gj->npairs; false, with the probe released, when there are no more.
+ */
+bool
+gpuhash_join_next_pairs(GpuJoinState *gj)
+{
+	instr_time	start;
+	ght_transfer_stats xfer;
+
+	INSTR_TIME_SET_CURRENT(start);
+	ght_ctx_transfer_stats(gj->ctx, &xfer);
+	gpuhash_check(gj->ctx,
+				  ght_probe_next(gj->probe->ptr, gj->batch_rows,
+								 &gj->pidx, &gj->brow, &gj->npairs),
+				  "probe the hash table");
+	add_transfers(gj, &xfer);
+	gj->stats.probe_ms += elapsed_ms_since(start);
+	gj->pos = 0;
+	if (gj->npairs == 0)
+	{
+		gpuhash_res_release(gj->probe);
+		return false;
+	}
+	return true;
+}
+
 /* The next scan tuple of the join, or NULL at the end. */
 static TupleTableSlot *
 next_scan_tuple(GpuJoinState *gj)
@@ -550,28 +590,10 @@ next_scan_tuple(GpuJoinState *gj)
 						!gj->inner_in_table)
 						__builtin_prefetch(gj->inner.rows +
 										   gj->brow[j + PAIR_PREFETCH_AHEAD] * gj->inner.stride);
-					return form_scan_tuple(gj, gj->pidx[j], true, gj->pidx[j], gj->brow[j]);
+					return gpuhash_join_scan_tuple(gj, gj->pidx[j], true, gj->pidx[j], gj->brow[j]);
 				}
-				else
-				{
-					instr_time	start;
-					ght_transfer_stats xfer;
-
-					INSTR_TIME_SET_CURRENT(start);
-					ght_ctx_transfer_stats(gj->ctx, &xfer);
-					gpuhash_check(gj->ctx,
-								  ght_probe_next(gj->probe->ptr, gj->batch_rows,
-												 &gj->pidx, &gj->brow, &gj->npairs),
-								  "probe the hash table");
-					add_transfers(gj, &xfer);
-					gj->stats.probe_ms += elapsed_ms_since(start);
-					gj->pos = 0;
-					if (gj->npairs == 0)
-					{
-						gpuhash_res_release(gj->probe);
-						gj->emit = EMIT_NONE;
-					}
-				}
+				else if (!gpuhash_join_next_pairs(gj))
+					gj->emit = EMIT_NONE;
 				break;
 			case EMIT_ROWS:
 				{
@@ -582,7 +604,7 @@ next_scan_tuple(GpuJoinState *gj)
 						uint64		r = gj->row_pos++;
 
 						if ((gj->row_match[r] != 0) == want)
-							return form_scan_tuple(gj, r, false, 0, 0);
+							return gpuhash_join_scan_tuple(gj, r, false, 0, 0);
 					}
 					gj->emit = EMIT_NONE;
 				}
@@ -590,9 +612,9 @@ next_scan_tuple(GpuJoinState *gj)
 			case EMIT_NONE:
 				if (gj->outer_done)
 					return NULL;
-				load_batch(gj);
+				gpuhash_join_load_batch(gj);
 				if (gj->outer.nrows > 0)
-					start_batch(gj);
+					gpuhash_join_start_batch(gj);
 				break;
 		}
 	}
@@ -607,7 +629,16 @@ exec_gpu_join(CustomScanState *node)
 	ProjectionInfo *proj = node->ss.ps.ps_ProjInfo;
 
 	ResetExprContext(econtext);
-	ensure_built(gj);
+	if (gj->naggs > 0)
+	{
+		TupleTableSlot *slot = gpuhash_agg_exec(gj);
+
+		if (slot == NULL)
+			return NULL;
+		econtext->ecxt_scantuple = slot;
+		return proj ? ExecProject(proj) : slot;
+	}
+	gpuhash_join_ensure_built(gj);
 	for (;;)
 	{
 		TupleTableSlot *slot = next_scan_tuple(gj);
@@ -665,6 +696,8 @@ rescan_gpu_join(CustomScanState *node)
 	PlanState  *inner = lsecond(node->custom_ps);
 
 	reset_outer(gj);
+	if (gj->naggs > 0)
+		gpuhash_agg_rescan(gj);
 
 	/* ExecReScan passes changed parameters to lefttree/righttree only */
 	if (node->ss.ps.chgParam != NULL)
@@ -774,10 +807,12 @@ explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyText("Hash Cond",
 						deparse_expression(linitial(cscan->custom_exprs), context,
 										   useprefix, false), es);
-	if (list_length(cscan->custom_exprs) > 1)
+	if (gj->n_join_quals > 0)
 		ExplainPropertyText("Join Filter",
-							deparse_expression((Node *) make_ands_explicit(list_copy_tail(cscan->custom_exprs, 1)),
+							deparse_expression((Node *) make_ands_explicit(join_quals(cscan, gj)),
 											   context, useprefix, false), es);
+	if (gj->naggs > 0)
+		gpuhash_agg_explain(gj, context, useprefix, es);
 
 	for (int i = 0; built == NULL && gj->all_stats && i < gj->nparticipants; i++)
 		if (gj->all_stats[i].built)

@@ -22,8 +22,9 @@ extern bool gpuhash_parallel_worker_gpu;
 /*
  * The plan's custom_private, a list of Integer nodes in this order (plus the
  * estimated build rows as a Float).  custom_exprs holds the hash clause
- * first, then the other join clauses, evaluated on each matching pair.  custom_plans is (outer, inner); the scan
- * tuple is the outer plan's columns followed by the inner plan's.
+ * first, then the other join clauses, evaluated on each matching pair.
+ * custom_plans is (outer, inner); the scan tuple is the outer plan's
+ * columns followed by the inner plan's (and a GpuHashAggregate's values).
  */
 enum
 {
@@ -36,8 +37,21 @@ enum
 	GJ_PRIV_DEVICE,				/* ght_device the planner expected */
 	GJ_PRIV_INNER_PARTIAL,		/* inner plan is split among workers */
 	GJ_PRIV_BUILD_ROWS,			/* Float: estimated build rows */
-	GJ_PRIV_COUNT
+	GJ_PRIV_COUNT,
+	/* GpuHashAggregate only (join_agg.h) */
+	GJ_PRIV_AGGS = GJ_PRIV_COUNT,	/* List of aggregates */
+	GJ_PRIV_ROW_QUALS			/* custom_exprs after the join clauses that
+								 * filter rows before they are folded */
 };
+
+/* A GpuHashJoin path's custom_private holds this many entries. */
+#define GJ_PATH_PRIV_COUNT 6
+
+extern bool gpuhash_enable_aggregate;
+extern bool gpuhash_is_join_path(Path *path);
+extern CustomScan *gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids,
+										  CustomPath *best_path, List *tlist,
+										  List *custom_plans, List **otherquals);
 
 extern void gpuhash_join_init(void);
 extern Node *gpuhash_join_create_state(CustomScan *cscan);

@@ -274,9 +274,33 @@ tlist_position(List *tlist, Expr *expr)
 	return 0;
 }
 
+bool
+gpuhash_is_join_path(Path *path)
+{
+	return IsA(path, CustomPath) && ((CustomPath *) path)->methods == &gpu_join_path_methods;
+}
+
 static Plan *
 plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			  List *tlist, List *clauses, List *custom_plans)
+{
+	List	   *otherquals;
+	CustomScan *cscan = gpuhash_join_plan_scan(root, rel->relids, best_path, tlist,
+											   custom_plans, &otherquals);
+
+	cscan->scan.plan.qual = otherquals;
+	return &cscan->scan.plan;
+}
+
+/*
+ * The CustomScan of a GpuHashJoin path, or of a GpuHashAggregate path made
+ * from one (agg_path.c), for the join of joinrelids.  An anti join's
+ * pushed-down clauses, which filter the joined rows, are returned in
+ * *otherquals for the caller to place.
+ */
+CustomScan *
+gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_path,
+					   List *tlist, List *custom_plans, List **otherquals)
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	RestrictInfo *hash_rinfo = linitial(best_path->custom_private);
@@ -290,7 +314,6 @@ plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	Path	   *inner_path = lsecond(best_path->custom_paths);
 	List	   *scan_tlist = NIL;
 	List	   *joinquals = NIL;
-	List	   *otherquals = NIL;
 	List	   *private;
 	ListCell   *lc;
 	AttrNumber	resno = 1;
@@ -316,14 +339,15 @@ plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	 * clauses filter what comes out.  Pseudoconstant clauses are evaluated
 	 * like the others: no gating Result node is made for a custom join.
 	 */
+	*otherquals = NIL;
 	foreach(lc, restrictlist)
 	{
 		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 
 		if (ri == hash_rinfo)
 			continue;
-		if (jointype == JOIN_ANTI && RINFO_IS_PUSHED_DOWN(ri, rel->relids))
-			otherquals = lappend(otherquals, ri->clause);
+		if (jointype == JOIN_ANTI && RINFO_IS_PUSHED_DOWN(ri, joinrelids))
+			*otherquals = lappend(*otherquals, ri->clause);
 		else
 			joinquals = lappend(joinquals, ri->clause);
 	}
@@ -345,16 +369,15 @@ plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	private = lappend(private, makeFloat(psprintf("%.1f", build_rows)));
 
 	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = otherquals;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
 	cscan->custom_exprs = lcons(hash_rinfo->clause, joinquals);
 	cscan->custom_private = private;
 	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_relids = rel->relids;
+	cscan->custom_relids = joinrelids;
 	cscan->methods = &gpu_join_scan_methods;
-	return &cscan->scan.plan;
+	return cscan;
 }
 
 void

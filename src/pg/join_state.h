@@ -6,6 +6,7 @@
 #ifndef GPUHASH_JOIN_STATE_H
 #define GPUHASH_JOIN_STATE_H
 
+#include "commands/explain.h"
 #include "nodes/execnodes.h"
 #include "portability/instr_time.h"
 
@@ -60,6 +61,7 @@ typedef struct GpuJoinState
 	bool		inner_partial;
 	double		est_build_rows;
 	ExprState  *join_qual;		/* semi/anti: the other join clauses */
+	int			n_join_quals;
 	int			n_outer;		/* columns of the outer plan */
 	int			n_inner;
 	bool		keep_inner;		/* inner columns are read after the match */
@@ -102,6 +104,13 @@ typedef struct GpuJoinState
 	uint8	   *row_match;		/* semi/anti: per batch row */
 	uint64		row_pos;
 
+	/* GpuHashAggregate (agg_exec.c): aggregates folded as rows match */
+	int			naggs;			/* 0: a plain GpuHashJoin */
+	struct GpuAggSpec *aggs;
+	struct GpuAggAcc *acc;
+	ExprState  *row_qual;		/* anti join's filter on the rows folded */
+	bool		agg_emitted;
+
 	/* parallel */
 	GpuJoinShared *shared;
 	bool		attached;
@@ -122,12 +131,25 @@ elapsed_ms_since(instr_time start)
 }
 
 /* join_exec.c */
+extern void gpuhash_join_ensure_built(GpuJoinState *gj);
+extern void gpuhash_join_load_batch(GpuJoinState *gj);
+extern void gpuhash_join_start_batch(GpuJoinState *gj);
+extern bool gpuhash_join_next_pairs(GpuJoinState *gj);
+extern TupleTableSlot *gpuhash_join_scan_tuple(GpuJoinState *gj, uint64 orow, bool matched,
+											   uint64 kidx, uint64 ref);
 extern void gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, uint64 *nkeys);
 extern void gpuhash_join_build_table(GpuJoinState *gj, const void *keys, const void *payloads,
 									 uint64 nkeys);
 extern void *gpuhash_join_payload_array(GpuJoinState *gj, uint64 nkeys);
 extern ght_ctx *gpuhash_join_ctx(GpuJoinState *gj);
 extern void gpuhash_join_reset_build_memory(GpuJoinState *gj);
+
+/* agg_exec.c */
+extern void gpuhash_agg_setup(GpuJoinState *gj, List *specs);
+extern TupleTableSlot *gpuhash_agg_exec(GpuJoinState *gj);
+extern void gpuhash_agg_rescan(GpuJoinState *gj);
+extern void gpuhash_agg_explain(GpuJoinState *gj, List *context, bool useprefix,
+								ExplainState *es);
 
 /* join_parallel.c */
 extern Size gpuhash_join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);

@@ -1,0 +1,408 @@
+/*
+ * agg_exec.c - executing a GpuHashAggregate: the join of join_exec.c, with
+ * each matching row folded into the aggregates instead of emitted
+ * (join_agg.h).
+ *
+ * The outer side is read and probed in batches as for a join; the matches
+ * of a batch (pairs of row numbers, or a flag per row) are then folded in
+ * one loop that reads the rows' integer columns where the batch stores
+ * them, and the inner value from the table's payload when it is kept there.
+ * When the join has clauses beyond the hash clause, each row is formed and
+ * checked first, as the join would.  At the end the node emits one row.
+ */
+#include "gpuhash_pg.h"
+
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/numeric.h"
+#include "utils/ruleutils.h"
+
+#include "join_agg.h"
+#include "join_state.h"
+
+typedef struct GpuAggAcc
+{
+	int64		count;
+	int64		sum;			/* of int2/int4 arguments, as PostgreSQL's int8 state */
+#ifdef HAVE_INT128
+	int128		wide_sum;		/* of int8 arguments */
+#endif
+	int64		best;			/* min or max */
+	bool		have;			/* a non-NULL argument was seen */
+} GpuAggAcc;
+
+void
+gpuhash_agg_setup(GpuJoinState *gj, List *specs)
+{
+	ListCell   *lc;
+	int			i = 0;
+
+	gj->naggs = list_length(specs);
+	gj->aggs = palloc0(gj->naggs * sizeof(GpuAggSpec));
+	gj->acc = palloc0(gj->naggs * sizeof(GpuAggAcc));
+	foreach(lc, specs)
+	{
+		List	   *l = lfirst(lc);
+		GpuAggSpec *a = &gj->aggs[i++];
+
+		a->kind = intVal(linitial(l));
+		a->restype = intVal(lsecond(l));
+		a->argwidth = intVal(lthird(l));
+		a->partial = intVal(lfourth(l)) != 0;
+		a->ninstr = (list_length(l) - 4) / 4;
+		a->prog = palloc0(Max(a->ninstr, 1) * sizeof(GpuAggInstr));
+		for (int k = 0; k < a->ninstr; k++)
+		{
+			GpuAggInstr *in = &a->prog[k];
+
+			in->op = intVal(list_nth(l, 4 + 4 * k));
+			in->width = intVal(list_nth(l, 5 + 4 * k));
+			in->col = intVal(list_nth(l, 6 + 4 * k));
+			in->value = pg_strtoint64(strVal(list_nth(l, 7 + 4 * k)));
+		}
+	}
+}
+
+void
+gpuhash_agg_rescan(GpuJoinState *gj)
+{
+	memset(gj->acc, 0, gj->naggs * sizeof(GpuAggAcc));
+	gj->agg_emitted = false;
+}
+
+/* PostgreSQL's errors for integer results that do not fit their type */
+static void
+pg_attribute_noreturn()
+out_of_range(int width)
+{
+	if (width == 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("smallint out of range")));
+	if (width == 4)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("integer out of range")));
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("bigint out of range")));
+}
+
+static inline int64
+fit(int64 v, int width)
+{
+	if ((width == 2 && (v < PG_INT16_MIN || v > PG_INT16_MAX)) ||
+		(width == 4 && (v < PG_INT32_MIN || v > PG_INT32_MAX)))
+		out_of_range(width);
+	return v;
+}
+
+static inline int64
+datum_int(Datum d, int width)
+{
+	return width == 2 ? DatumGetInt16(d) : width == 4 ? DatumGetInt32(d) : DatumGetInt64(d);
+}
+
+/*
+ * Run an argument's program on one joined row.  Every operator is strict,
+ * so a NULL operand makes its result NULL without evaluating it, in the
+ * order PostgreSQL evaluates them; false means the argument is NULL.
+ */
+static inline bool
+eval_arg(const GpuAggSpec *a, const Datum *ov, const bool *on, const Datum *iv,
+		 const bool *in, int64 *out)
+{
+	int64		st[GPUHASH_AGG_MAX_DEPTH];
+	bool		nl[GPUHASH_AGG_MAX_DEPTH];
+	int			sp = 0;
+
+	for (int i = 0; i < a->ninstr; i++)
+	{
+		const GpuAggInstr *ins = &a->prog[i];
+		int64		x,
+					y,
+					r;
+
+		switch (ins->op)
+		{
+			case GO_OUTER:
+				nl[sp] = on[ins->col];
+				st[sp] = nl[sp] ? 0 : datum_int(ov[ins->col], ins->width);
+				sp++;
+				continue;
+			case GO_INNER:
+				nl[sp] = in[ins->col];
+				st[sp] = nl[sp] ? 0 : datum_int(iv[ins->col], ins->width);
+				sp++;
+				continue;
+			case GO_CONST:
+				nl[sp] = false;
+				st[sp++] = ins->value;
+				continue;
+			case GO_NEG:
+			case GO_CAST:
+				if (nl[sp - 1])
+					continue;
+				x = st[sp - 1];
+				if (ins->op == GO_NEG)
+				{
+					if (x == PG_INT64_MIN)
+						out_of_range(8);
+					x = -x;
+				}
+				st[sp - 1] = fit(x, ins->width);
+				continue;
+		}
+		/* the binary operators */
+		sp--;
+		if (nl[sp - 1] || nl[sp])
+		{
+			nl[sp - 1] = true;
+			continue;
+		}
+		x = st[sp - 1];
+		y = st[sp];
+		if (ins->op == GO_ADD ? __builtin_add_overflow(x, y, &r) :
+			ins->op == GO_SUB ? __builtin_sub_overflow(x, y, &r) :
+			__builtin_mul_overflow(x, y, &r))
+			out_of_range(8);
+		st[sp - 1] = fit(r, ins->width);
+	}
+	*out = st[0];
+	return !nl[0];
+}
+
+/* Fold one joined row: outer columns ov/on, inner columns iv/in. */
+static inline void
+fold(GpuJoinState *gj, const Datum *ov, const bool *on, const Datum *iv, const bool *in)
+{
+	for (int i = 0; i < gj->naggs; i++)
+	{
+		const GpuAggSpec *a = &gj->aggs[i];
+		GpuAggAcc  *acc = &gj->acc[i];
+		int64		v;
+
+		if (a->kind == GA_COUNT_STAR)
+		{
+			acc->count++;
+			continue;
+		}
+		if (!eval_arg(a, ov, on, iv, in, &v))
+			continue;
+		switch (a->kind)
+		{
+			case GA_COUNT:
+				acc->count++;
+				break;
+			case GA_SUM:
+#ifdef HAVE_INT128
+				if (a->argwidth == 8)
+					acc->wide_sum += v;
+				else
+#endif
+					/* PostgreSQL's int8 state wraps (-fwrapv); so does this */
+					acc->sum = (int64) ((uint64) acc->sum + (uint64) v);
+				break;
+			case GA_MIN:
+				if (!acc->have || v < acc->best)
+					acc->best = v;
+				break;
+			case GA_MAX:
+				if (!acc->have || v > acc->best)
+					acc->best = v;
+				break;
+			default:
+				break;
+		}
+		acc->have = true;
+	}
+}
+
+/*
+ * The join's clauses beyond the hash clause, and an anti join's filter, on
+ * one joined row (semi and anti joins applied their join clauses when they
+ * matched).
+ */
+static bool
+row_passes(GpuJoinState *gj, uint64 orow, bool matched, uint64 kidx, uint64 ref)
+{
+	ExprContext *econtext = gj->css.ss.ps.ps_ExprContext;
+	bool		ok;
+
+	econtext->ecxt_scantuple = gpuhash_join_scan_tuple(gj, orow, matched, kidx, ref);
+	ok = (gj->jointype != JOIN_INNER || gj->join_qual == NULL ||
+		  ExecQual(gj->join_qual, econtext)) &&
+		(gj->row_qual == NULL || ExecQual(gj->row_qual, econtext));
+	ResetExprContext(econtext);
+	return ok;
+}
+
+static inline const Datum *
+store_row(const GpuhashStore *st, uint64 row)
+{
+	return (const Datum *) (st->rows + row * st->stride);
+}
+
+/* Fold the matches of the current batch. */
+static void
+fold_batch(GpuJoinState *gj)
+{
+	const GpuhashStore *os = &gj->outer;
+	bool		filtered = (gj->jointype == JOIN_INNER && gj->join_qual != NULL) ||
+		gj->row_qual != NULL;
+
+	if (gj->jointype == JOIN_INNER)
+	{
+		Datum		iv[2];
+		bool		in[2] = {false, false};
+
+		while (gpuhash_join_next_pairs(gj))
+		{
+			for (uint64 j = 0; j < gj->npairs; j++)
+			{
+				uint64		orow = gj->pidx[j];
+				const Datum *ov = store_row(os, orow);
+				const Datum *ivp = iv;
+				const bool *inp = in;
+
+				if ((j & 0xFFFF) == 0xFFFF)
+					CHECK_FOR_INTERRUPTS();
+				if (filtered && !row_passes(gj, orow, true, orow, gj->brow[j]))
+					continue;
+				if (gj->inner_in_table)
+				{
+					/* the key equals the probe key; the other column is the payload */
+					for (int c = 0; c < gj->n_inner; c++)
+						iv[c] = c == gj->inner_val ?
+							gpuhash_payload_datum(gj->brow[j], gj->payload_width) :
+							gpuhash_key_datum(gj->inner_type,
+											  gpuhash_key_at(gj->outer_keys->ptr, gj->key_width, orow));
+				}
+				else if (gj->inner.ncols > 0)
+				{
+					ivp = store_row(&gj->inner, gj->brow[j]);
+					inp = (const bool *) (ivp + gj->inner.ncols);
+				}
+				fold(gj, ov, (const bool *) (ov + os->ncols), ivp, inp);
+			}
+		}
+	}
+	else
+	{
+		bool		want = gj->jointype == JOIN_SEMI;
+
+		for (uint64 r = 0; r < os->nrows; r++)
+		{
+			const Datum *ov;
+
+			if ((gj->row_match[r] != 0) != want)
+				continue;
+			if ((r & 0xFFFF) == 0xFFFF)
+				CHECK_FOR_INTERRUPTS();
+			if (filtered && !row_passes(gj, r, false, 0, 0))
+				continue;
+			ov = store_row(os, r);
+			fold(gj, ov, (const bool *) (ov + os->ncols), NULL, NULL);
+		}
+	}
+}
+
+#ifdef HAVE_INT128
+static Datum
+int128_numeric(int128 v)
+{
+	char		buf[64];
+	char	   *p = buf + sizeof(buf) - 1;
+	bool		neg = v < 0;
+	uint128		u = neg ? -(uint128) v : (uint128) v;
+
+	if (v >= PG_INT64_MIN && v <= PG_INT64_MAX)
+		return NumericGetDatum(int64_to_numeric((int64) v));
+	*p = '\0';
+	do
+	{
+		*--p = '0' + (int) (u % 10);
+		u /= 10;
+	} while (u != 0);
+	if (neg)
+		*--p = '-';
+	return DirectFunctionCall3(numeric_in, CStringGetDatum(p), ObjectIdGetDatum(InvalidOid),
+							   Int32GetDatum(-1));
+}
+#endif
+
+/* The value (or partial state) of aggregate i, as PostgreSQL's would be. */
+static Datum
+agg_value(GpuJoinState *gj, int i, bool *isnull)
+{
+	const GpuAggSpec *a = &gj->aggs[i];
+	const GpuAggAcc *acc = &gj->acc[i];
+
+	*isnull = false;
+	switch (a->kind)
+	{
+		case GA_COUNT_STAR:
+		case GA_COUNT:
+			return Int64GetDatum(acc->count);
+		case GA_SUM:
+			*isnull = !acc->have;
+#ifdef HAVE_INT128
+			if (a->argwidth == 8)
+				return acc->have ? int128_numeric(acc->wide_sum) : (Datum) 0;
+#endif
+			return Int64GetDatum(acc->sum);
+		case GA_MIN:
+		case GA_MAX:
+			*isnull = !acc->have;
+			return a->argwidth == 2 ? Int16GetDatum((int16) acc->best) :
+				a->argwidth == 4 ? Int32GetDatum((int32) acc->best) : Int64GetDatum(acc->best);
+	}
+	return (Datum) 0;
+}
+
+/* Run the whole join, folding it; then the one row, then NULL. */
+TupleTableSlot *
+gpuhash_agg_exec(GpuJoinState *gj)
+{
+	TupleTableSlot *slot = gj->css.ss.ss_ScanTupleSlot;
+	int			first = gj->n_outer + gj->n_inner;
+
+	if (gj->agg_emitted)
+		return NULL;
+	gpuhash_join_ensure_built(gj);
+	while (!gj->outer_done)
+	{
+		gpuhash_join_load_batch(gj);
+		if (gj->outer.nrows == 0)
+			continue;
+		gpuhash_join_start_batch(gj);
+		fold_batch(gj);
+	}
+	/* done: no longer hold up the other participants' barrier */
+	gpuhash_join_detach(gj);
+	gj->agg_emitted = true;
+
+	ExecClearTuple(slot);
+	for (int c = 0; c < first; c++)
+		slot->tts_isnull[c] = true;
+	for (int i = 0; i < gj->naggs; i++)
+		slot->tts_values[first + i] = agg_value(gj, i, &slot->tts_isnull[first + i]);
+	return ExecStoreVirtualTuple(slot);
+}
+
+/* EXPLAIN: the aggregates, as the scan tuple's last columns hold them. */
+void
+gpuhash_agg_explain(GpuJoinState *gj, List *context, bool useprefix, ExplainState *es)
+{
+	CustomScan *cscan = (CustomScan *) gj->css.ss.ps.plan;
+	List	   *aggs = list_copy_tail(cscan->custom_scan_tlist, gj->n_outer + gj->n_inner);
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, aggs)
+		appendStringInfo(&buf, "%s%s", buf.len > 0 ? ", " : "",
+						 deparse_expression((Node *) lfirst_node(TargetEntry, lc)->expr,
+											context, useprefix, false));
+	ExplainPropertyText("Aggregates", buf.data, es);
+}

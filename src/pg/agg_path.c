@@ -1,0 +1,505 @@
+/*
+ * agg_path.c - the planner side of GpuHashAggregate: a GpuHashJoin that
+ * folds the query's aggregates itself (join_agg.h).
+ *
+ * Offered through create_upper_paths_hook for a query without GROUP BY
+ * whose FROM is one join that a GpuHashJoin path can do, when every
+ * aggregate is count, sum, min or max of integer arithmetic on the joined
+ * columns.  A parallel plan gets a partial path (each participant emits its
+ * partial states, combined by PostgreSQL's Finalize Aggregate); a serial
+ * plan a path that emits the result.
+ */
+#include "gpuhash_pg.h"
+
+#include "catalog/pg_aggregate_d.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/planner.h"
+#include "optimizer/tlist.h"
+#include "utils/fmgroids.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+
+#include "join_agg.h"
+#include "join_node.h"
+
+bool		gpuhash_enable_aggregate = true;
+
+static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
+
+static Plan *plan_gpu_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+						  List *tlist, List *clauses, List *custom_plans);
+
+static const CustomPathMethods gpu_agg_path_methods = {
+	.CustomName = GPUHASH_AGG_NAME,
+	.PlanCustomPath = plan_gpu_agg,
+};
+
+static const CustomScanMethods gpu_agg_scan_methods = {
+	.CustomName = GPUHASH_AGG_NAME,
+	.CreateCustomScanState = gpuhash_join_create_state,
+};
+
+/* The path's custom_private: the join path's, then these. */
+#define AGG_PRIV_JOINREL GJ_PATH_PRIV_COUNT
+#define AGG_PRIV_PARTIAL (GJ_PATH_PRIV_COUNT + 1)
+
+static int
+int_width(Oid type)
+{
+	return type == INT2OID ? 2 : type == INT4OID ? 4 : type == INT8OID ? 8 : 0;
+}
+
+/* An operator's or cast's function, as an instruction; false if not ours. */
+static bool
+function_op(Oid fn, int *op)
+{
+	switch (fn)
+	{
+		case F_INT2PL:
+		case F_INT4PL:
+		case F_INT8PL:
+		case F_INT24PL:
+		case F_INT42PL:
+		case F_INT48PL:
+		case F_INT84PL:
+		case F_INT28PL:
+		case F_INT82PL:
+			*op = GO_ADD;
+			return true;
+		case F_INT2MI:
+		case F_INT4MI:
+		case F_INT8MI:
+		case F_INT24MI:
+		case F_INT42MI:
+		case F_INT48MI:
+		case F_INT84MI:
+		case F_INT28MI:
+		case F_INT82MI:
+			*op = GO_SUB;
+			return true;
+		case F_INT2MUL:
+		case F_INT4MUL:
+		case F_INT8MUL:
+		case F_INT24MUL:
+		case F_INT42MUL:
+		case F_INT48MUL:
+		case F_INT84MUL:
+		case F_INT28MUL:
+		case F_INT82MUL:
+			*op = GO_MUL;
+			return true;
+		case F_INT2UM:
+		case F_INT4UM:
+		case F_INT8UM:
+			*op = GO_NEG;
+			return true;
+		case F_INT2_INT4:
+		case F_INT2_INT8:
+		case F_INT4_INT2:
+		case F_INT4_INT8:
+		case F_INT8_INT2:
+		case F_INT8_INT4:
+			*op = GO_CAST;
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Compiling an argument.  At path time the tlists are NIL and only the
+ * shape is checked; at plan time each column is found in its child's
+ * target list.
+ */
+typedef struct Compile
+{
+	bool		planning;		/* else only checking */
+	List	   *outer_tlist;
+	List	   *inner_tlist;
+	List	   *prog;			/* the plan's encoding (join_agg.h) */
+	int			depth;
+	int			max_depth;
+} Compile;
+
+static void
+emit(Compile *c, int op, int width, int col, int64 value, int push)
+{
+	if (c->planning)
+		c->prog = lappend(lappend(lappend(lappend(c->prog, makeInteger(op)), makeInteger(width)),
+								  makeInteger(col)),
+						  makeString(psprintf(INT64_FORMAT, value)));
+	c->depth += push;
+	c->max_depth = Max(c->max_depth, c->depth);
+}
+
+static int
+column_of(List *tlist, Var *v)
+{
+	ListCell   *lc;
+
+	foreach(lc, tlist)
+		if (equal(lfirst_node(TargetEntry, lc)->expr, v))
+			return lfirst_node(TargetEntry, lc)->resno - 1;
+	return -1;
+}
+
+static bool
+compile_expr(Expr *e, Compile *c)
+{
+	int			width = int_width(exprType((Node *) e));
+	List	   *args;
+	Oid			fn;
+	int			op;
+	ListCell   *lc;
+
+	if (width == 0)
+		return false;
+	if (IsA(e, Var))
+	{
+		Var		   *v = (Var *) e;
+		int			col;
+
+		if (v->varlevelsup != 0)
+			return false;
+		if (!c->planning)
+		{
+			emit(c, GO_OUTER, width, 0, 0, 1);
+			return true;
+		}
+		if ((col = column_of(c->outer_tlist, v)) >= 0)
+			emit(c, GO_OUTER, width, col, 0, 1);
+		else if ((col = column_of(c->inner_tlist, v)) >= 0)
+			emit(c, GO_INNER, width, col, 0, 1);
+		else
+			return false;
+		return true;
+	}
+	if (IsA(e, Const))
+	{
+		Const	   *k = (Const *) e;
+
+		if (k->constisnull)
+			return false;
+		emit(c, GO_CONST, width, 0, width == 2 ? DatumGetInt16(k->constvalue) :
+			 width == 4 ? DatumGetInt32(k->constvalue) : DatumGetInt64(k->constvalue), 1);
+		return true;
+	}
+	if (IsA(e, OpExpr))
+	{
+		fn = get_opcode(((OpExpr *) e)->opno);
+		args = ((OpExpr *) e)->args;
+	}
+	else if (IsA(e, FuncExpr) && !((FuncExpr *) e)->funcretset)
+	{
+		fn = ((FuncExpr *) e)->funcid;
+		args = ((FuncExpr *) e)->args;
+	}
+	else
+		return false;
+	if (!function_op(fn, &op) || list_length(args) != (op == GO_NEG || op == GO_CAST ? 1 : 2))
+		return false;
+	foreach(lc, args)
+		if (!compile_expr(lfirst(lc), c))
+			return false;
+	emit(c, op, width, 0, 0, op == GO_NEG || op == GO_CAST ? 0 : -1);
+	return true;
+}
+
+/*
+ * One aggregate as the plan's List (join_agg.h), or NIL when it is not one
+ * the node can fold.  Partial states are emitted only for aggregates whose
+ * state is a plain integer; sum(int8)'s is an internal type.
+ */
+static List *
+compile_aggref(Aggref *a, bool planning, List *outer_tlist, List *inner_tlist)
+{
+	Compile		c = {planning, outer_tlist, inner_tlist, NIL, 0, 0};
+	bool		partial = DO_AGGSPLIT_SKIPFINAL(a->aggsplit);
+	GpuAggKind	kind;
+	Oid			restype = exprType((Node *) a);
+	int			argwidth = 0;
+	List	   *spec;
+
+	if (a->aggorder != NIL || a->aggdistinct != NIL || a->aggfilter != NULL ||
+		a->agglevelsup != 0 || a->aggkind != AGGKIND_NORMAL ||
+		(a->aggsplit != AGGSPLIT_SIMPLE && a->aggsplit != AGGSPLIT_INITIAL_SERIAL))
+		return NIL;
+	switch (a->aggfnoid)
+	{
+		case F_COUNT_:
+			kind = GA_COUNT_STAR;
+			break;
+		case F_COUNT_ANY:
+			kind = GA_COUNT;
+			break;
+		case F_SUM_INT2:
+		case F_SUM_INT4:
+			kind = GA_SUM;
+			break;
+		case F_SUM_INT8:
+			if (partial)
+				return NIL;
+			kind = GA_SUM;
+			break;
+		case F_MIN_INT2:
+		case F_MIN_INT4:
+		case F_MIN_INT8:
+			kind = GA_MIN;
+			break;
+		case F_MAX_INT2:
+		case F_MAX_INT4:
+		case F_MAX_INT8:
+			kind = GA_MAX;
+			break;
+		default:
+			return NIL;
+	}
+	if (kind == GA_COUNT_STAR)
+	{
+		if (a->args != NIL)
+			return NIL;
+	}
+	else
+	{
+		Expr	   *arg;
+
+		if (list_length(a->args) != 1)
+			return NIL;
+		arg = linitial_node(TargetEntry, a->args)->expr;
+		argwidth = int_width(exprType((Node *) arg));
+		if (!compile_expr(arg, &c) || c.max_depth > GPUHASH_AGG_MAX_DEPTH)
+			return NIL;
+	}
+	/* what PostgreSQL's state and result types are, as the node emits them */
+	if (restype != ((kind == GA_MIN || kind == GA_MAX) ? exprType((Node *) linitial_node(TargetEntry, a->args)->expr) :
+					(kind == GA_SUM && argwidth == 8) ? NUMERICOID : INT8OID))
+		return NIL;
+	spec = list_make4(makeInteger(kind), makeInteger(restype), makeInteger(argwidth),
+					  makeInteger(partial));
+	return list_concat(spec, c.prog);
+}
+
+/*
+ * The distinct aggregates of a target, or NIL when it holds anything else
+ * outside them (a column, a placeholder, a window function) or none.
+ */
+static List *
+target_aggrefs(List *exprs)
+{
+	List	   *found = pull_var_clause((Node *) exprs, PVC_INCLUDE_AGGREGATES |
+										PVC_INCLUDE_WINDOWFUNCS | PVC_INCLUDE_PLACEHOLDERS);
+	List	   *aggs = NIL;
+	ListCell   *lc;
+
+	foreach(lc, found)
+	{
+		if (!IsA(lfirst(lc), Aggref))
+			return NIL;
+		aggs = list_append_unique(aggs, lfirst(lc));
+	}
+	return aggs;
+}
+
+/* Compile every aggregate for the plan; false if one cannot be. */
+bool
+gpuhash_agg_plan_aggs(List *aggrefs, List *outer_tlist, List *inner_tlist, List **specs)
+{
+	ListCell   *lc;
+
+	*specs = NIL;
+	foreach(lc, aggrefs)
+	{
+		List	   *spec = compile_aggref(lfirst_node(Aggref, lc), true, outer_tlist, inner_tlist);
+
+		if (spec == NIL)
+			return false;
+		*specs = lappend(*specs, spec);
+	}
+	return true;
+}
+
+/*
+ * The join's cost without emitting its rows, plus folding them: cheaper
+ * than the join under an Aggregate node by what the node would cost.
+ */
+static CustomPath *
+make_agg_path(PlannerInfo *root, RelOptInfo *upper, CustomPath *join, PathTarget *target,
+			  int naggs, bool partial)
+{
+	CustomPath *cp = makeNode(CustomPath);
+	double		rows = join->path.rows;
+
+	cp->path.pathtype = T_CustomScan;
+	cp->path.parent = upper;
+	cp->path.pathtarget = target;
+	cp->path.param_info = NULL;
+	cp->path.parallel_aware = join->path.parallel_aware;
+	cp->path.parallel_safe = join->path.parallel_safe &&
+		is_parallel_safe(root, (Node *) target->exprs);
+	cp->path.parallel_workers = join->path.parallel_workers;
+	cp->path.rows = 1;
+	cp->path.total_cost = join->path.total_cost - rows * cpu_tuple_cost +
+		rows * naggs * 0.25 * cpu_operator_cost + cpu_tuple_cost;
+	cp->path.startup_cost = cp->path.total_cost;
+	cp->path.pathkeys = NIL;
+	cp->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	cp->custom_paths = join->custom_paths;
+	cp->custom_private = lappend(lappend(list_copy(join->custom_private), join->path.parent),
+								 makeInteger(partial));
+	cp->methods = &gpu_agg_path_methods;
+	return cp;
+}
+
+/* The aggregates of target if the node can fold them all, else NIL. */
+static List *
+foldable_aggrefs(PathTarget *target)
+{
+	List	   *aggs = target_aggrefs(target->exprs);
+	ListCell   *lc;
+
+	foreach(lc, aggs)
+		if (compile_aggref(lfirst_node(Aggref, lc), false, NIL, NIL) == NIL)
+			return NIL;
+	return aggs;
+}
+
+/* A GpuHashJoin path of rel, under its projection if it has one. */
+static CustomPath *
+join_path_of(Path *p, RelOptInfo *rel)
+{
+	/* the joined columns are read from the join, not its projection */
+	if (IsA(p, ProjectionPath))
+		p = ((ProjectionPath *) p)->subpath;
+	return gpuhash_is_join_path(p) && p->parent == rel ? (CustomPath *) p : NULL;
+}
+
+/*
+ * Parallel: Finalize Aggregate over Gather over a partial path per
+ * participant.  PostgreSQL 15 offers extensions no hook for partial
+ * aggregation paths, so the chain is made here, as PostgreSQL makes its
+ * own, over the partial grouping target it prepared.
+ */
+static void
+add_parallel_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
+				 GroupPathExtraData *gx)
+{
+	RelOptInfo *partial_rel;
+	List	   *aggs;
+	ListCell   *lc;
+
+	if ((gx->flags & GROUPING_CAN_PARTIAL_AGG) == 0 || !gx->partial_costs_set ||
+		!grouped_rel->consider_parallel || input_rel->partial_pathlist == NIL)
+		return;
+	partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, grouped_rel->relids);
+	if (partial_rel->reltarget == NULL || (aggs = foldable_aggrefs(partial_rel->reltarget)) == NIL)
+		return;
+	foreach(lc, input_rel->partial_pathlist)
+	{
+		CustomPath *join = join_path_of(lfirst(lc), input_rel);
+		CustomPath *partial;
+		Path	   *gather;
+		double		rows;
+
+		if (join == NULL)
+			continue;
+		partial = make_agg_path(root, partial_rel, join, partial_rel->reltarget,
+								list_length(aggs), true);
+		if (!partial->path.parallel_safe)
+			continue;
+		rows = partial->path.rows * partial->path.parallel_workers;
+		gather = (Path *) create_gather_path(root, partial_rel, &partial->path,
+											 partial_rel->reltarget, NULL, &rows);
+		add_path(grouped_rel, (Path *)
+				 create_agg_path(root, grouped_rel, gather, grouped_rel->reltarget,
+								 AGG_PLAIN, AGGSPLIT_FINAL_DESERIAL, NIL,
+								 (List *) gx->havingQual, &gx->agg_final_costs, 1));
+	}
+}
+
+static void
+gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
+					RelOptInfo *output_rel, void *extra)
+{
+	Query	   *parse = root->parse;
+	GroupPathExtraData *gx = extra;
+	List	   *aggs;
+	ListCell   *lc;
+
+	if (prev_upper_paths_hook)
+		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+
+	if (!gpuhash_enable_join || !gpuhash_enable_aggregate || stage != UPPERREL_GROUP_AGG)
+		return;
+	if (parse->groupClause != NIL || parse->groupingSets != NIL || parse->hasTargetSRFs ||
+		!parse->hasAggs || gx == NULL || gx->patype != PARTITIONWISE_AGGREGATE_NONE)
+		return;
+
+	add_parallel_agg(root, input_rel, output_rel, gx);
+
+	/* serial: the node emits the result; it has no place for HAVING */
+	if (gx->havingQual != NULL || (aggs = foldable_aggrefs(output_rel->reltarget)) == NIL)
+		return;
+	foreach(lc, input_rel->pathlist)
+	{
+		CustomPath *join = join_path_of(lfirst(lc), input_rel);
+
+		if (join != NULL && !join->path.parallel_aware)
+			add_path(output_rel, &make_agg_path(root, output_rel, join, output_rel->reltarget,
+												list_length(aggs), false)->path);
+	}
+}
+
+static Plan *
+plan_gpu_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+			 List *tlist, List *clauses, List *custom_plans)
+{
+	RelOptInfo *joinrel = list_nth(best_path->custom_private, AGG_PRIV_JOINREL);
+	List	   *otherquals;
+	CustomScan *cscan;
+	List	   *aggs = target_aggrefs(tlist);
+	List	   *specs;
+	AttrNumber	resno;
+	ListCell   *lc;
+
+	cscan = gpuhash_join_plan_scan(root, joinrel->relids, best_path, tlist, custom_plans,
+								   &otherquals);
+	if (aggs == NIL ||
+		!gpuhash_agg_plan_aggs(aggs, ((Plan *) linitial(custom_plans))->targetlist,
+							   ((Plan *) lsecond(custom_plans))->targetlist, &specs))
+		elog(ERROR, "gpuhash: aggregates of a GpuHashAggregate path cannot be planned");
+
+	/* the scan tuple: the joined columns, then the aggregates' values */
+	resno = list_length(cscan->custom_scan_tlist) + 1;
+	foreach(lc, aggs)
+		cscan->custom_scan_tlist = lappend(cscan->custom_scan_tlist,
+										   makeTargetEntry(copyObject(lfirst(lc)), resno++,
+														   NULL, false));
+	/* an anti join's filter applies to each row before it is folded */
+	cscan->custom_exprs = list_concat(cscan->custom_exprs, otherquals);
+	cscan->custom_private = lappend(lappend(cscan->custom_private, specs),
+									makeInteger(list_length(otherquals)));
+	cscan->methods = &gpu_agg_scan_methods;
+	return &cscan->scan.plan;
+}
+
+void
+gpuhash_agg_init(void)
+{
+	DefineCustomBoolVariable("gpuhash.enable_aggregate",
+							 "Lets a GPU hash join compute the query's aggregates itself "
+							 "(Custom Scan GpuHashAggregate).",
+							 "Applies to count, sum, min and max of integer arithmetic over "
+							 "a query whose FROM is one join, without GROUP BY.",
+							 &gpuhash_enable_aggregate,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	RegisterCustomScanMethods(&gpu_agg_scan_methods);
+	prev_upper_paths_hook = create_upper_paths_hook;
+	create_upper_paths_hook = gpu_agg_upper_paths;
+}

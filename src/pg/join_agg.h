@@ -1,0 +1,79 @@
+/*
+ * join_agg.h - aggregates computed inside a GpuHashJoin (the node is then
+ * called GpuHashAggregate): what the planner (agg_path.c) hands the executor
+ * (agg_exec.c).
+ *
+ * A query such as SELECT count(*), sum(f.a + d.b) FROM f JOIN d ON ... would
+ * make the join emit every joined row for an Aggregate node above to fold;
+ * for simple aggregates of integer columns the join folds them itself, as
+ * it matches, and emits one row: the aggregates' values, or in a parallel
+ * plan each participant's partial states for a Finalize Aggregate to
+ * combine.  An argument is a small program over the joined row's integer
+ * columns, run with PostgreSQL's overflow errors and NULL rules.
+ */
+#ifndef GPUHASH_JOIN_AGG_H
+#define GPUHASH_JOIN_AGG_H
+
+#include "nodes/pathnodes.h"
+
+#pragma GCC visibility push(hidden)
+
+#define GPUHASH_AGG_NAME "GpuHashAggregate"
+
+/* deepest evaluation stack an argument may need */
+#define GPUHASH_AGG_MAX_DEPTH 16
+
+typedef enum GpuAggKind
+{
+	GA_COUNT_STAR,
+	GA_COUNT,
+	GA_SUM,
+	GA_MIN,
+	GA_MAX
+} GpuAggKind;
+
+typedef enum GpuAggOp
+{
+	GO_OUTER,					/* push outer column col */
+	GO_INNER,					/* push inner column col */
+	GO_CONST,					/* push value */
+	GO_ADD,						/* pop two, push their sum */
+	GO_SUB,
+	GO_MUL,
+	GO_NEG,						/* negate the top */
+	GO_CAST						/* check the top fits width */
+} GpuAggOp;
+
+/* One instruction; width is the byte width of its result's type (2, 4, 8). */
+typedef struct GpuAggInstr
+{
+	int			op;
+	int			width;
+	int			col;
+	int64		value;
+} GpuAggInstr;
+
+typedef struct GpuAggSpec
+{
+	GpuAggKind	kind;
+	Oid			restype;		/* type of the value the node emits */
+	int			argwidth;		/* byte width of the argument's type */
+	bool		partial;		/* emit the transition state, not the result */
+	int			ninstr;
+	GpuAggInstr *prog;
+} GpuAggSpec;
+
+/*
+ * The plan stores each aggregate as a List: kind, restype, argwidth,
+ * partial, then four nodes per instruction (op, width, col as Integers, the
+ * value as a String, since an Integer holds only 32 bits).
+ */
+
+/* agg_path.c */
+extern void gpuhash_agg_init(void);
+extern bool gpuhash_agg_plan_aggs(List *aggrefs, List *outer_tlist, List *inner_tlist,
+								  List **specs);
+
+#pragma GCC visibility pop
+
+#endif
