@@ -146,6 +146,7 @@ SELECT q, pg_temp.same_error(q) FROM (VALUES
   ('SELECT sum(ao.v - 2147483000 - 2147483000) FROM af JOIN ao ON af.k = ao.k'),
   ('SELECT max(af.b * 400::int2) FROM af JOIN au ON af.k = au.k'),
   ('SELECT sum(af.c * 2) FROM af JOIN au ON af.k = au.k'),
+  ('SELECT sum(af.c + af.c) FROM af JOIN au ON af.k = au.k'),
   ('SELECT sum(-(af.k8 * 0 - 9223372036854775807 - 1)) FROM af JOIN au ON af.k = au.k'),
   ('SELECT sum((af.c)::int4) FROM af JOIN au ON af.k = au.k'),
   ('SELECT count(*), sum(ao.v) FROM af JOIN ao ON af.k = ao.k')

@@ -60,6 +60,12 @@ gpuhash_agg_setup(GpuJoinState *gj, List *specs)
 			in->col = intVal(list_nth(l, 6 + 4 * k));
 			in->value = pg_strtoint64(strVal(list_nth(l, 7 + 4 * k)));
 		}
+		a->shape = GS_PROGRAM;
+		if (a->ninstr == 1 && a->prog[0].op != GO_CONST)
+			a->shape = GS_COLUMN;
+		else if (a->ninstr == 3 && a->prog[0].op != GO_CONST && a->prog[1].op != GO_CONST &&
+				 a->prog[2].op == GO_ADD)
+			a->shape = GS_ADD2;
 	}
 }
 
@@ -108,9 +114,9 @@ datum_int(Datum d, int width)
  * so a NULL operand makes its result NULL without evaluating it, in the
  * order PostgreSQL evaluates them; false means the argument is NULL.
  */
-static inline bool
-eval_arg(const GpuAggSpec *a, const Datum *ov, const bool *on, const Datum *iv,
-		 const bool *in, int64 *out)
+static pg_noinline bool
+eval_program(const GpuAggSpec *a, const Datum *ov, const bool *on, const Datum *iv,
+			 const bool *in, int64 *out)
 {
 	int64		st[GPUHASH_AGG_MAX_DEPTH];
 	bool		nl[GPUHASH_AGG_MAX_DEPTH];
@@ -172,8 +178,47 @@ eval_arg(const GpuAggSpec *a, const Datum *ov, const bool *on, const Datum *iv,
 	return !nl[0];
 }
 
+/* Column ins of the joined row into *v; false if it is NULL. */
+static inline bool
+column_value(const GpuAggInstr *ins, const Datum *ov, const bool *on, const Datum *iv,
+			 const bool *in, int64 *v)
+{
+	const Datum *vals = ins->op == GO_OUTER ? ov : iv;
+	const bool *nulls = ins->op == GO_OUTER ? on : in;
+
+	if (nulls[ins->col])
+		return false;
+	*v = datum_int(vals[ins->col], ins->width);
+	return true;
+}
+
+/* The argument's value on one joined row; false if it is NULL. */
+static inline bool
+eval_arg(const GpuAggSpec *a, const Datum *ov, const bool *on, const Datum *iv,
+		 const bool *in, int64 *out)
+{
+	int64		x,
+				y;
+
+	switch (a->shape)
+	{
+		case GS_COLUMN:
+			return column_value(&a->prog[0], ov, on, iv, in, out);
+		case GS_ADD2:
+			if (!column_value(&a->prog[0], ov, on, iv, in, &x) ||
+				!column_value(&a->prog[1], ov, on, iv, in, &y))
+				return false;
+			if (__builtin_add_overflow(x, y, out))
+				out_of_range(8);
+			*out = fit(*out, a->prog[2].width);
+			return true;
+		default:
+			return eval_program(a, ov, on, iv, in, out);
+	}
+}
+
 /* Fold one joined row: outer columns ov/on, inner columns iv/in. */
-static inline void
+static pg_attribute_always_inline void
 fold(GpuJoinState *gj, const Datum *ov, const bool *on, const Datum *iv, const bool *in)
 {
 	for (int i = 0; i < gj->naggs; i++)

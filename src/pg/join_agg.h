@@ -53,9 +53,18 @@ typedef struct GpuAggInstr
 	int64		value;
 } GpuAggInstr;
 
+/* Arguments of the commonest shapes skip the interpreter (agg_exec.c). */
+typedef enum GpuAggShape
+{
+	GS_PROGRAM,					/* anything: run prog */
+	GS_COLUMN,					/* one column */
+	GS_ADD2						/* one column plus another */
+} GpuAggShape;
+
 typedef struct GpuAggSpec
 {
 	GpuAggKind	kind;
+	GpuAggShape shape;
 	Oid			restype;		/* type of the value the node emits */
 	int			argwidth;		/* byte width of the argument's type */
 	bool		partial;		/* emit the transition state, not the result */
