@@ -367,6 +367,22 @@ foldable_aggrefs(PathTarget *target)
 	return aggs;
 }
 
+/*
+ * Can the aggregates be compiled against the columns join's children will
+ * return?  (Their plans return exactly their paths' targets.)  Checked when
+ * the path is made, so that making the plan cannot fail.
+ */
+static bool
+aggs_compile_for(List *aggs, CustomPath *join)
+{
+	List	   *specs;
+
+	return gpuhash_agg_plan_aggs(aggs,
+								 make_tlist_from_pathtarget(((Path *) linitial(join->custom_paths))->pathtarget),
+								 make_tlist_from_pathtarget(((Path *) lsecond(join->custom_paths))->pathtarget),
+								 &specs);
+}
+
 /* A GpuHashJoin path of rel, under its projection if it has one. */
 static CustomPath *
 join_path_of(Path *p, RelOptInfo *rel)
@@ -404,7 +420,7 @@ add_parallel_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_r
 		Path	   *gather;
 		double		rows;
 
-		if (join == NULL)
+		if (join == NULL || !aggs_compile_for(aggs, join))
 			continue;
 		partial = make_agg_path(root, partial_rel, join, partial_rel->reltarget,
 								list_length(aggs), true);
@@ -447,7 +463,7 @@ gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *inpu
 	{
 		CustomPath *join = join_path_of(lfirst(lc), input_rel);
 
-		if (join != NULL && !join->path.parallel_aware)
+		if (join != NULL && !join->path.parallel_aware && aggs_compile_for(aggs, join))
 			add_path(output_rel, &make_agg_path(root, output_rel, join, output_rel->reltarget,
 												list_length(aggs), false)->path);
 	}
