@@ -60,7 +60,7 @@ typedef struct GpuJoinState
 	ght_device	plan_device;
 	bool		inner_partial;
 	double		est_build_rows;
-	ExprState  *join_qual;		/* semi/anti: the other join clauses */
+	ExprState  *join_qual;		/* the join clauses besides the hash clause */
 	int			n_join_quals;
 	int			n_outer;		/* columns of the outer plan */
 	int			n_inner;
