@@ -3,11 +3,11 @@
  * folds the query's aggregates itself (join_agg.h).
  *
  * Offered through create_upper_paths_hook for a query without GROUP BY
- * whose FROM is one join that a GpuHashJoin path can do, when every
+ * whose top join (the whole of its FROM) has a GpuHashJoin path, when every
  * aggregate is count, sum, min or max of integer arithmetic on the joined
- * columns.  A parallel plan gets a partial path (each participant emits its
- * partial states, combined by PostgreSQL's Finalize Aggregate); a serial
- * plan a path that emits the result.
+ * columns.  In a parallel plan each participant emits its partial states,
+ * combined by PostgreSQL's Finalize Aggregate above a Gather; a serial plan
+ * emits the result.
  */
 #include "gpuhash_pg.h"
 
@@ -509,7 +509,7 @@ gpuhash_agg_init(void)
 							 "Lets a GPU hash join compute the query's aggregates itself "
 							 "(Custom Scan GpuHashAggregate).",
 							 "Applies to count, sum, min and max of integer arithmetic over "
-							 "a query whose FROM is one join, without GROUP BY.",
+							 "a query's top join, without GROUP BY.",
 							 &gpuhash_enable_aggregate,
 							 true,
 							 PGC_USERSET,
