@@ -110,14 +110,9 @@ function_op(Oid fn, int *op)
 	return false;
 }
 
-/*
- * Compiling an argument.  At path time the tlists are NIL and only the
- * shape is checked; at plan time each column is found in its child's
- * target list.
- */
+/* Compiling an argument: each column is found in its child's target list. */
 typedef struct Compile
 {
-	bool		planning;		/* else only checking */
 	List	   *outer_tlist;
 	List	   *inner_tlist;
 	List	   *prog;			/* the plan's encoding (join_agg.h) */
@@ -128,10 +123,9 @@ typedef struct Compile
 static void
 emit(Compile *c, int op, int width, int col, int64 value, int push)
 {
-	if (c->planning)
-		c->prog = lappend(lappend(lappend(lappend(c->prog, makeInteger(op)), makeInteger(width)),
-								  makeInteger(col)),
-						  makeString(psprintf(INT64_FORMAT, value)));
+	c->prog = lappend(lappend(lappend(lappend(c->prog, makeInteger(op)), makeInteger(width)),
+							  makeInteger(col)),
+					  makeString(psprintf(INT64_FORMAT, value)));
 	c->depth += push;
 	c->max_depth = Max(c->max_depth, c->depth);
 }
@@ -165,11 +159,6 @@ compile_expr(Expr *e, Compile *c)
 
 		if (v->varlevelsup != 0)
 			return false;
-		if (!c->planning)
-		{
-			emit(c, GO_OUTER, width, 0, 0, 1);
-			return true;
-		}
 		if ((col = column_of(c->outer_tlist, v)) >= 0)
 			emit(c, GO_OUTER, width, col, 0, 1);
 		else if ((col = column_of(c->inner_tlist, v)) >= 0)
@@ -215,9 +204,9 @@ compile_expr(Expr *e, Compile *c)
  * state is a plain integer; sum(int8)'s is an internal type.
  */
 static List *
-compile_aggref(Aggref *a, bool planning, List *outer_tlist, List *inner_tlist)
+compile_aggref(Aggref *a, List *outer_tlist, List *inner_tlist)
 {
-	Compile		c = {planning, outer_tlist, inner_tlist, NIL, 0, 0};
+	Compile		c = {outer_tlist, inner_tlist, NIL, 0, 0};
 	bool		partial = DO_AGGSPLIT_SKIPFINAL(a->aggsplit);
 	GpuAggKind	kind;
 	Oid			restype = exprType((Node *) a);
@@ -313,7 +302,7 @@ gpuhash_agg_plan_aggs(List *aggrefs, List *outer_tlist, List *inner_tlist, List 
 	*specs = NIL;
 	foreach(lc, aggrefs)
 	{
-		List	   *spec = compile_aggref(lfirst_node(Aggref, lc), true, outer_tlist, inner_tlist);
+		List	   *spec = compile_aggref(lfirst_node(Aggref, lc), outer_tlist, inner_tlist);
 
 		if (spec == NIL)
 			return false;
@@ -352,19 +341,6 @@ make_agg_path(PlannerInfo *root, RelOptInfo *upper, CustomPath *join, PathTarget
 								 makeInteger(partial));
 	cp->methods = &gpu_agg_path_methods;
 	return cp;
-}
-
-/* The aggregates of target if the node can fold them all, else NIL. */
-static List *
-foldable_aggrefs(PathTarget *target)
-{
-	List	   *aggs = target_aggrefs(target->exprs);
-	ListCell   *lc;
-
-	foreach(lc, aggs)
-		if (compile_aggref(lfirst_node(Aggref, lc), false, NIL, NIL) == NIL)
-			return NIL;
-	return aggs;
 }
 
 /*
@@ -411,7 +387,7 @@ add_parallel_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_r
 		!grouped_rel->consider_parallel || input_rel->partial_pathlist == NIL)
 		return;
 	partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, grouped_rel->relids);
-	if (partial_rel->reltarget == NULL || (aggs = foldable_aggrefs(partial_rel->reltarget)) == NIL)
+	if (partial_rel->reltarget == NULL || (aggs = target_aggrefs(partial_rel->reltarget->exprs)) == NIL)
 		return;
 	foreach(lc, input_rel->partial_pathlist)
 	{
@@ -457,7 +433,7 @@ gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *inpu
 	add_parallel_agg(root, input_rel, output_rel, gx);
 
 	/* serial: the node emits the result; it has no place for HAVING */
-	if (gx->havingQual != NULL || (aggs = foldable_aggrefs(output_rel->reltarget)) == NIL)
+	if (gx->havingQual != NULL || (aggs = target_aggrefs(output_rel->reltarget->exprs)) == NIL)
 		return;
 	foreach(lc, input_rel->pathlist)
 	{
