@@ -113,6 +113,10 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 								&node->ss.ps);
 	gj->keep_inner = gj->jointype == JOIN_INNER || gj->join_qual != NULL;
 	set_inline_ok(gj, ExecGetResultType(inner));
+	gj->outer_reader = gpuhash_heap_reader_create(outer);
+	gj->inner_reader = gpuhash_heap_reader_create(inner);
+	gj->row_values = palloc(Max(Max(gj->n_outer, gj->n_inner), 1) * sizeof(Datum));
+	gj->row_isnull = palloc(Max(Max(gj->n_outer, gj->n_inner), 1) * sizeof(bool));
 
 	gj->run_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHashJoin build",
 										ALLOCSET_DEFAULT_SIZES);
@@ -172,6 +176,31 @@ gpuhash_join_ctx(GpuJoinState *gj)
 	return gj->ctx;
 }
 
+/*
+ * The next row of a side into values and isnull: from its heap reader when it
+ * has one, else from its plan; false at the end.
+ */
+static inline bool
+next_row(GpuJoinState *gj, PlanState *side, GpuhashHeapReader *reader,
+		 Datum **values, bool **isnull)
+{
+	TupleTableSlot *slot;
+
+	if (reader != NULL)
+	{
+		*values = gj->row_values;
+		*isnull = gj->row_isnull;
+		return gpuhash_heap_reader_next(reader, gj->row_values, gj->row_isnull);
+	}
+	slot = ExecProcNode(side);
+	if (TupIsNull(slot))
+		return false;
+	slot_getallattrs(slot);
+	*values = slot->tts_values;
+	*isnull = slot->tts_isnull;
+	return true;
+}
+
 static inline void
 put_key(void *keys, int width, uint64 i, int64 v)
 {
@@ -199,32 +228,31 @@ gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, uint64 *nkeys)
 	INSTR_TIME_SET_CURRENT(start);
 	gpuhash_join_ctx(gj);
 	gpuhash_store_init(store, gj->run_cxt, ExecGetResultType(inner), gj->keep_inner);
+	if (gj->inner_reader)
+		gpuhash_heap_reader_begin(gj->inner_reader);
 	for (;;)
 	{
-		TupleTableSlot *slot = ExecProcNode(inner);
-		Datum		key;
-		bool		isnull;
+		Datum	   *values;
+		bool	   *isnull;
 
-		if (TupIsNull(slot))
+		if (!next_row(gj, inner, gj->inner_reader, &values, &isnull))
 			break;
-		key = slot_getattr(slot, gj->inner_key, &isnull);
-		if (isnull)
+		if (isnull[gj->inner_key - 1])
 			continue;
 		if (n == cap)
 		{
 			cap = Max(cap * 2, 65536);
 			keys = gpuhash_res_host_grow(gj->build_keys, n * w, cap * w);
 		}
-		put_key(keys, w, n, gpuhash_key_value(gj->inner_type, key));
+		put_key(keys, w, n, gpuhash_key_value(gj->inner_type, values[gj->inner_key - 1]));
 		n++;
 		if (gj->keep_inner)
-		{
-			slot_getallattrs(slot);
-			gpuhash_store_append(store, slot->tts_values, slot->tts_isnull);
-		}
+			gpuhash_store_append(store, values, isnull);
 		else
 			store->nrows++;
 	}
+	if (gj->inner_reader)
+		gpuhash_heap_reader_pause(gj->inner_reader);
 	*nkeys = n;
 	gj->stats.collect_ms += elapsed_ms_since(start);
 }
@@ -360,35 +388,38 @@ gpuhash_join_load_batch(GpuJoinState *gj)
 
 	gpuhash_store_reset(&gj->outer);
 	gj->nkeys = 0;
+	if (gj->outer_reader)
+		gpuhash_heap_reader_begin(gj->outer_reader);
 	while (gj->outer.nrows < gj->batch_rows)
 	{
-		TupleTableSlot *slot = ExecProcNode(outer);
-		bool		isnull;
-		Datum		key;
+		Datum	   *values;
+		bool	   *isnull;
+		bool		keynull;
 		uint64		row;
 
-		if (TupIsNull(slot))
+		if (!next_row(gj, outer, gj->outer_reader, &values, &isnull))
 		{
 			gj->outer_done = true;
 			break;
 		}
-		slot_getallattrs(slot);
-		key = slot->tts_values[gj->outer_key - 1];
-		isnull = slot->tts_isnull[gj->outer_key - 1];
-		if (isnull && gj->jointype != JOIN_ANTI)
+		keynull = isnull[gj->outer_key - 1];
+		if (keynull && gj->jointype != JOIN_ANTI)
 			continue;
-		row = gpuhash_store_append(&gj->outer, slot->tts_values, slot->tts_isnull);
-		if (!isnull)
+		row = gpuhash_store_append(&gj->outer, values, isnull);
+		if (!keynull)
 		{
 			if (gj->key_row)
 				gj->key_row[gj->nkeys] = (uint32) row;
-			put_key(keys, w, gj->nkeys++, gpuhash_key_value(gj->outer_type, key));
+			put_key(keys, w, gj->nkeys++,
+					gpuhash_key_value(gj->outer_type, values[gj->outer_key - 1]));
 		}
 		/* gpuhash.staging_memory bounds the batch as well as its rows */
 		if ((row + 1) % GPUHASH_STAGING_CHECK_ROWS == 0 &&
 			(row + 1) * (gj->outer.stride + w) + gj->outer.arena_used >= gpuhash_staging_bytes())
 			break;
 	}
+	if (gj->outer_reader)
+		gpuhash_heap_reader_pause(gj->outer_reader);
 	gj->stats.outer_rows += gj->outer.nrows;
 }
 
@@ -813,6 +844,10 @@ explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es)
 											   context, useprefix, false), es);
 	if (gj->naggs > 0)
 		gpuhash_agg_explain(gj, context, useprefix, es);
+	if ((es->verbose || es->analyze) && (gj->outer_reader || gj->inner_reader))
+		ExplainPropertyText("Direct Scan",
+							gj->outer_reader && gj->inner_reader ? "outer, inner" :
+							gj->outer_reader ? "outer" : "inner", es);
 
 	for (int i = 0; built == NULL && gj->all_stats && i < gj->nparticipants; i++)
 		if (gj->all_stats[i].built)

@@ -32,6 +32,7 @@ double		gpuhash_join_startup_cost = 1000.0;
 double		gpuhash_join_build_row_cost = 0.01;
 double		gpuhash_join_probe_row_cost = 0.002;
 bool		gpuhash_parallel_worker_gpu = false;
+bool		gpuhash_direct_scan = true;
 
 static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
 
@@ -424,6 +425,16 @@ gpuhash_join_init(void)
 							 "to the device.",
 							 &gpuhash_parallel_worker_gpu,
 							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuhash.direct_scan",
+							 "Lets a GPU hash join read a plain Seq Scan's heap pages itself.",
+							 "Applies to a Seq Scan below the join without a filter, whose output "
+							 "is its table's columns; off: the join asks the Seq Scan for each row.",
+							 &gpuhash_direct_scan,
+							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

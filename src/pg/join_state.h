@@ -10,6 +10,7 @@
 #include "nodes/execnodes.h"
 #include "portability/instr_time.h"
 
+#include "heap_reader.h"
 #include "join_node.h"
 #include "join_store.h"
 
@@ -78,6 +79,12 @@ typedef struct GpuJoinState
 	int			inner_val;
 	int			payload_width;
 	bool		inner_in_table;
+
+	/* the sides read from heap pages directly (heap_reader.c), or NULL */
+	GpuhashHeapReader *outer_reader;
+	GpuhashHeapReader *inner_reader;
+	Datum	   *row_values;		/* a row from a reader */
+	bool	   *row_isnull;
 
 	/* run */
 	ght_ctx    *ctx;

@@ -1,0 +1,327 @@
+/*
+ * heap_reader.c - reading a join's input straight from the heap pages of a
+ * plain Seq Scan below it.
+ *
+ * A GpuHashJoin reads its sides in batches of a million rows, and asking the
+ * Seq Scan for them one at a time costs more than everything else the join
+ * does to a row: a call down the executor, a buffer pin taken and dropped
+ * for each tuple, and a general-purpose deform (bench/NOTES.md section 12).
+ * When the child is a Seq Scan of a heap table with no filter, whose output
+ * is its table's columns, the reader does the Seq Scan's work itself, a page
+ * at a time, through the Seq Scan's own scan descriptor: the same page order
+ * (synchronised and parallel scans included), the same visibility decisions
+ * (heapgetpage, under the scan's snapshot), the same statistics.  A tuple
+ * without NULLs whose wanted columns are by-value and at fixed offsets is
+ * read in place; any other tuple goes through the Seq Scan's slot as usual.
+ *
+ * Everything the reader knows between calls lives in the scan descriptor,
+ * so a rescan of the Seq Scan (table_rescan) restarts it as it restarts the
+ * Seq Scan.  Servers from PostgreSQL 17 on changed the page-at-a-time
+ * interface; there the reader is not used.
+ */
+#include "gpuhash_pg.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/relscan.h"
+#include "access/syncscan.h"
+#include "access/tableam.h"
+#include "access/tupmacs.h"
+#include "executor/executor.h"
+#include "executor/instrument.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "heap_reader.h"
+#include "join_node.h"
+
+struct GpuhashHeapReader
+{
+	ScanState  *node;			/* the Seq Scan */
+	int			ncols;			/* its output columns */
+	int		   *attno;			/* the heap attribute (0-based) of each */
+	int			natts_needed;	/* a tuple read in place has at least these */
+	bool		in_place;		/* wanted attributes by-value at fixed offsets */
+	uint32	   *off;			/* each output column's offset past t_hoff */
+	int16	   *len;
+
+	/* while reading (between begin and pause) */
+	HeapScanDesc scan;
+	bool		generic;		/* not page-at-a-time: ExecProcNode instead */
+	Page		page;			/* NULL: no current page */
+	int			index;			/* next entry of scan->rs_vistuples */
+	uint64		returned;
+	HeapTupleData tuple;
+};
+
+GpuhashHeapReader *
+gpuhash_heap_reader_create(PlanState *child)
+{
+#if PG_VERSION_NUM >= 170000
+	return NULL;
+#else
+	ScanState  *ss = (ScanState *) child;
+	Relation	rel;
+	TupleDesc	rdesc;
+	TupleDesc	odesc;
+	GpuhashHeapReader *r;
+	uint32		off = 0;
+
+	if (!gpuhash_direct_scan || !IsA(child, SeqScanState) || child->qual != NULL ||
+		child->state->es_epq_active != NULL ||
+		!IsMVCCSnapshot(child->state->es_snapshot))
+		return NULL;
+	rel = ss->ss_currentRelation;
+	if (rel->rd_tableam != GetHeapamTableAmRoutine())
+		return NULL;
+	rdesc = RelationGetDescr(rel);
+	odesc = ExecGetResultType(child);
+
+	r = palloc0(sizeof(GpuhashHeapReader));
+	r->node = ss;
+	r->ncols = odesc->natts;
+	r->attno = palloc0(Max(r->ncols, 1) * sizeof(int));
+	r->off = palloc0(Max(r->ncols, 1) * sizeof(uint32));
+	r->len = palloc0(Max(r->ncols, 1) * sizeof(int16));
+
+	/* which table column each output column is: all of them, or plain Vars */
+	if (child->ps_ProjInfo == NULL)
+	{
+		if (r->ncols > rdesc->natts)
+			return NULL;
+		for (int c = 0; c < r->ncols; c++)
+			r->attno[c] = c;
+	}
+	else
+	{
+		List	   *tlist = child->plan->targetlist;
+		ListCell   *lc;
+		int			c = 0;
+
+		if (list_length(tlist) != r->ncols)
+			return NULL;
+		foreach(lc, tlist)
+		{
+			Var		   *v = (Var *) lfirst_node(TargetEntry, lc)->expr;
+
+			if (!IsA(v, Var) || v->varattno <= 0 || v->varattno > rdesc->natts ||
+				v->varlevelsup != 0 ||
+				v->vartype != TupleDescAttr(rdesc, v->varattno - 1)->atttypid)
+				return NULL;
+			r->attno[c++] = v->varattno - 1;
+		}
+	}
+	for (int c = 0; c < r->ncols; c++)
+		r->natts_needed = Max(r->natts_needed, r->attno[c] + 1);
+
+	/*
+	 * In a tuple without NULLs, an attribute after fixed-length ones only is
+	 * at a fixed offset; the wanted ones must also be by value to be read in
+	 * place.
+	 */
+	r->in_place = true;
+	for (int a = 0; a < r->natts_needed && r->in_place; a++)
+	{
+		Form_pg_attribute att = TupleDescAttr(rdesc, a);
+
+		if (att->attlen <= 0)
+		{
+			r->in_place = false;
+			break;
+		}
+		off = att_align_nominal(off, att->attalign);
+		for (int c = 0; c < r->ncols; c++)
+			if (r->attno[c] == a)
+			{
+				if (!att->attbyval)
+					r->in_place = false;
+				r->off[c] = off;
+				r->len[c] = att->attlen;
+			}
+		off += att->attlen;
+	}
+	return r;
+#endif
+}
+
+#if PG_VERSION_NUM < 170000
+
+/*
+ * Move to the scan's next page, as the heap's page-at-a-time scan does;
+ * false at the end of the scan.
+ */
+static bool
+next_page(GpuhashHeapReader *r)
+{
+	HeapScanDesc scan = r->scan;
+	Relation	rel = scan->rs_base.rs_rd;
+	ParallelBlockTableScanDesc pscan = (ParallelBlockTableScanDesc) scan->rs_base.rs_parallel;
+	BlockNumber page;
+
+	if (!scan->rs_inited)
+	{
+		if (scan->rs_nblocks == 0 || scan->rs_numblocks == 0)
+			return false;
+		if (pscan != NULL)
+		{
+			table_block_parallelscan_startblock_init(rel, scan->rs_parallelworkerdata, pscan);
+			page = table_block_parallelscan_nextpage(rel, scan->rs_parallelworkerdata, pscan);
+			if (page == InvalidBlockNumber)
+				return false;
+		}
+		else
+			page = scan->rs_startblock;
+		scan->rs_inited = true;
+	}
+	else
+	{
+		bool		finished;
+
+		if (pscan != NULL)
+		{
+			page = table_block_parallelscan_nextpage(rel, scan->rs_parallelworkerdata, pscan);
+			finished = page == InvalidBlockNumber;
+		}
+		else
+		{
+			page = scan->rs_cblock + 1;
+			if (page >= scan->rs_nblocks)
+				page = 0;
+			finished = page == scan->rs_startblock ||
+				(scan->rs_numblocks != InvalidBlockNumber && --scan->rs_numblocks == 0);
+			if (scan->rs_base.rs_flags & SO_ALLOW_SYNC)
+				ss_report_location(rel, page);
+		}
+		if (finished)
+		{
+			if (BufferIsValid(scan->rs_cbuf))
+				ReleaseBuffer(scan->rs_cbuf);
+			scan->rs_cbuf = InvalidBuffer;
+			scan->rs_cblock = InvalidBlockNumber;
+			scan->rs_inited = false;
+			r->page = NULL;
+			return false;
+		}
+	}
+	CHECK_FOR_INTERRUPTS();
+	heapgetpage(&scan->rs_base, page);
+	r->page = BufferGetPage(scan->rs_cbuf);
+	TestForOldSnapshot(scan->rs_base.rs_snapshot, rel, r->page);
+	r->index = 0;
+	return true;
+}
+
+/* A tuple that cannot be read in place: deformed through the Seq Scan's slot. */
+static pg_noinline void
+read_through_slot(GpuhashHeapReader *r, HeapTupleHeader td, ItemId lpp, OffsetNumber lineoff,
+				  Datum *values, bool *isnull)
+{
+	TupleTableSlot *slot = r->node->ss_ScanTupleSlot;
+
+	r->tuple.t_data = td;
+	r->tuple.t_len = ItemIdGetLength(lpp);
+	r->tuple.t_tableOid = RelationGetRelid(r->scan->rs_base.rs_rd);
+	ItemPointerSet(&r->tuple.t_self, r->scan->rs_cblock, lineoff);
+	ExecStoreBufferHeapTuple(&r->tuple, slot, r->scan->rs_cbuf);
+	slot_getsomeattrs(slot, r->natts_needed);
+	for (int c = 0; c < r->ncols; c++)
+	{
+		values[c] = slot->tts_values[r->attno[c]];
+		isnull[c] = slot->tts_isnull[r->attno[c]];
+	}
+}
+
+#endif
+
+void
+gpuhash_heap_reader_begin(GpuhashHeapReader *r)
+{
+#if PG_VERSION_NUM < 170000
+	PlanState  *child = &r->node->ps;
+
+	/* what ExecProcNode does first */
+	if (child->chgParam != NULL)
+		ExecReScan(child);
+	/* what the Seq Scan does on its first call, unless it is parallel */
+	if (r->node->ss_currentScanDesc == NULL)
+		r->node->ss_currentScanDesc = table_beginscan(r->node->ss_currentRelation,
+													  child->state->es_snapshot, 0, NULL);
+	r->scan = (HeapScanDesc) r->node->ss_currentScanDesc;
+	r->generic = (r->scan->rs_base.rs_flags & SO_ALLOW_PAGEMODE) == 0;
+	r->returned = 0;
+	if (r->generic)
+		return;
+	if (child->instrument)
+		InstrStartNode(child->instrument);
+	r->page = r->scan->rs_inited ? BufferGetPage(r->scan->rs_cbuf) : NULL;
+	r->index = r->scan->rs_cindex;
+#endif
+}
+
+bool
+gpuhash_heap_reader_next(GpuhashHeapReader *r, Datum *values, bool *isnull)
+{
+#if PG_VERSION_NUM < 170000
+	if (unlikely(r->generic))
+	{
+		TupleTableSlot *slot = ExecProcNode(&r->node->ps);
+
+		if (TupIsNull(slot))
+			return false;
+		slot_getallattrs(slot);
+		memcpy(values, slot->tts_values, r->ncols * sizeof(Datum));
+		memcpy(isnull, slot->tts_isnull, r->ncols * sizeof(bool));
+		return true;
+	}
+	for (;;)
+	{
+		if (likely(r->page != NULL) && r->index < r->scan->rs_ntuples)
+		{
+			OffsetNumber lineoff = r->scan->rs_vistuples[r->index++];
+			ItemId		lpp = PageGetItemId(r->page, lineoff);
+			HeapTupleHeader td = (HeapTupleHeader) PageGetItem(r->page, lpp);
+
+			r->returned++;
+			if (likely(r->in_place) && !(td->t_infomask & HEAP_HASNULL) &&
+				HeapTupleHeaderGetNatts(td) >= r->natts_needed)
+			{
+				const char *tp = (const char *) td + td->t_hoff;
+
+				for (int c = 0; c < r->ncols; c++)
+				{
+					values[c] = fetch_att(tp + r->off[c], true, r->len[c]);
+					isnull[c] = false;
+				}
+			}
+			else
+				read_through_slot(r, td, lpp, lineoff, values, isnull);
+			return true;
+		}
+		if (!next_page(r))
+			return false;
+	}
+#else
+	return false;
+#endif
+}
+
+void
+gpuhash_heap_reader_pause(GpuhashHeapReader *r)
+{
+#if PG_VERSION_NUM < 170000
+	Relation	rel = r->node->ss_currentRelation;
+	PlanState  *child = &r->node->ps;
+
+	if (r->generic)
+		return;
+	r->scan->rs_cindex = r->index;
+	if (pgstat_should_count_relation(rel))
+		rel->pgstat_info->t_counts.t_tuples_returned += r->returned;
+	if (child->instrument)
+		InstrStopNode(child->instrument, (double) r->returned);
+	r->returned = 0;
+#endif
+}

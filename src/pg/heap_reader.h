@@ -1,0 +1,34 @@
+/*
+ * heap_reader.h - reading a join's input straight from the heap pages of a
+ * plain Seq Scan below it (heap_reader.c).
+ */
+#ifndef GPUHASH_HEAP_READER_H
+#define GPUHASH_HEAP_READER_H
+
+#include "nodes/execnodes.h"
+
+#pragma GCC visibility push(hidden)
+
+typedef struct GpuhashHeapReader GpuhashHeapReader;
+
+/*
+ * A reader of child's rows, or NULL when child is not a Seq Scan it can
+ * read (see heap_reader.c); the caller then uses ExecProcNode.
+ */
+extern GpuhashHeapReader *gpuhash_heap_reader_create(PlanState *child);
+
+/* Start or continue reading (call before a run of _next calls). */
+extern void gpuhash_heap_reader_begin(GpuhashHeapReader *r);
+
+/*
+ * The next row's columns, as child would return them, into values/isnull
+ * (by-reference values are valid until the next call); false at the end.
+ */
+extern bool gpuhash_heap_reader_next(GpuhashHeapReader *r, Datum *values, bool *isnull);
+
+/* Stop reading for now (after a run of _next calls). */
+extern void gpuhash_heap_reader_pause(GpuhashHeapReader *r);
+
+#pragma GCC visibility pop
+
+#endif
