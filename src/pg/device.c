@@ -307,6 +307,16 @@ gpuhash_report(ght_ctx *ctx, ght_status status, const char *what)
 	report_status(status, what, detail, cuda_name);
 }
 
+/* The same for a failure whose detail was kept apart from a context. */
+void
+gpuhash_report_detail(ght_status status, const char *what, const char *detail)
+{
+	char		copy[512];
+
+	strlcpy(copy, detail ? detail : "", sizeof(copy));
+	report_status(status, what, copy, "");
+}
+
 /* ---- SQL functions -------------------------------------------------------- */
 
 PG_FUNCTION_INFO_V1(gpuhash_backend);

@@ -70,6 +70,9 @@ extern uint64 gpuhash_device_limit(ght_ctx *ctx);
 extern void gpuhash_report(ght_ctx *ctx, ght_status status,
 						   const char *what) pg_attribute_noreturn();
 
+extern void gpuhash_report_detail(ght_status status, const char *what,
+								  const char *detail) pg_attribute_noreturn();
+
 static inline void
 gpuhash_check(ght_ctx *ctx, ght_status status, const char *what)
 {

@@ -146,6 +146,50 @@ gpuhash_join_reset_build_memory(GpuJoinState *gj)
 		new_build_handles(gj);
 }
 
+static void
+overlap_reset_callback(void *arg)
+{
+	GpuJoinState *gj = arg;
+
+	if (gj->overlap)
+	{
+		gpuhash_overlap_destroy(gj->overlap);
+		gj->overlap = NULL;
+	}
+}
+
+/*
+ * Probe with a helper thread (probe_overlap.c) when this participant probes
+ * the shared image on the CPU and the probe's results per key are bounded:
+ * a flag per key (semi and anti joins without other join clauses), or a
+ * match per key at most (inner joins on unique build keys).  The helper
+ * lives as long as the build: it goes with run_cxt.
+ */
+void
+gpuhash_join_start_overlap(GpuJoinState *gj, const void *image, uint64 image_bytes)
+{
+	ght_stats	st;
+	bool		pairs = gj->jointype == JOIN_INNER;
+	const char *why;
+	MemoryContextCallback *cb;
+
+	if (!gpuhash_overlap_probes || gj->overlap != NULL || ght_ctx_device(gj->ctx) != GHT_CPU)
+		return;
+	ght_table_brief(gj->table->ptr, &st);
+	if (pairs ? st.rows != st.distinct_keys : gj->join_qual != NULL)
+		return;
+	cb = MemoryContextAlloc(gj->run_cxt, sizeof(MemoryContextCallback));
+	gj->overlap = gpuhash_overlap_create(image, image_bytes, gj->batch_rows, pairs, &why);
+	if (gj->overlap == NULL)
+	{
+		elog(DEBUG1, "GpuHashJoin: probing without a helper thread: %s", why);
+		return;
+	}
+	cb->func = overlap_reset_callback;
+	cb->arg = gj;
+	MemoryContextRegisterResetCallback(gj->run_cxt, cb);
+}
+
 /* The device context, created on first use (its time is setup). */
 ght_ctx *
 gpuhash_join_ctx(GpuJoinState *gj)
@@ -377,17 +421,16 @@ note_device_bytes(GpuJoinState *gj)
 /*
  * Fill the outer batch, up to gpuhash.batch_rows rows or about
  * gpuhash.staging_memory bytes.  Inner and semi joins drop rows with NULL
- * keys (they match nothing); anti joins keep them, unmatched.
+ * keys (they match nothing); anti joins keep them, unmatched.  A helper
+ * (ov) is handed the keys as they are written.
  */
-void
-gpuhash_join_load_batch(GpuJoinState *gj)
+static void
+fill_batch(GpuJoinState *gj, GpuhashOverlap *ov)
 {
 	PlanState  *outer = linitial(gj->css.custom_ps);
 	void	   *keys = gj->outer_keys->ptr;
 	int			w = gj->key_width;
 
-	gpuhash_store_reset(&gj->outer);
-	gj->nkeys = 0;
 	if (gj->outer_reader)
 		gpuhash_heap_reader_begin(gj->outer_reader);
 	while (gj->outer.nrows < gj->batch_rows)
@@ -412,6 +455,8 @@ gpuhash_join_load_batch(GpuJoinState *gj)
 				gj->key_row[gj->nkeys] = (uint32) row;
 			put_key(keys, w, gj->nkeys++,
 					gpuhash_key_value(gj->outer_type, values[gj->outer_key - 1]));
+			if (ov && gj->nkeys % GPUHASH_OVERLAP_CHUNK == 0)
+				gpuhash_overlap_post(ov, gj->nkeys);
 		}
 		/* gpuhash.staging_memory bounds the batch as well as its rows */
 		if ((row + 1) % GPUHASH_STAGING_CHECK_ROWS == 0 &&
@@ -420,6 +465,47 @@ gpuhash_join_load_batch(GpuJoinState *gj)
 	}
 	if (gj->outer_reader)
 		gpuhash_heap_reader_pause(gj->outer_reader);
+}
+
+/* Read the next outer batch; with a helper, its keys are probed meanwhile. */
+void
+gpuhash_join_load_batch(GpuJoinState *gj)
+{
+	GpuhashOverlap *ov = gj->overlap;
+	ght_status	s;
+	double		probe_ms;
+	const char *detail;
+	instr_time	start;
+
+	gpuhash_store_reset(&gj->outer);
+	gj->nkeys = 0;
+	gj->overlapped_batch = false;
+	if (ov == NULL)
+		fill_batch(gj, NULL);
+	else
+	{
+		gpuhash_overlap_start(ov, gj->outer_keys->ptr, gj->found ? gj->found->ptr : NULL);
+		PG_TRY();
+		{
+			fill_batch(gj, ov);
+		}
+		PG_CATCH();
+		{
+			/* the helper must let go of the batch before it is freed */
+			gpuhash_overlap_abandon(ov);
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
+		INSTR_TIME_SET_CURRENT(start);
+		s = gpuhash_overlap_finish(ov, gj->nkeys, &gj->ov_pidx, &gj->ov_brow, &gj->ov_npairs,
+								   &probe_ms, &detail);
+		gj->stats.probe_wait_ms += elapsed_ms_since(start);
+		gj->stats.probe_ms += probe_ms;
+		gj->stats.overlapped = true;
+		if (s != GHT_OK)
+			gpuhash_report_detail(s, "probe the hash table", detail);
+		gj->overlapped_batch = true;
+	}
 	gj->stats.outer_rows += gj->outer.nrows;
 }
 
@@ -542,10 +628,13 @@ gpuhash_join_start_batch(GpuJoinState *gj)
 	gj->stats.batches++;
 	if (gj->jointype == JOIN_INNER)
 	{
-		gpuhash_check(gj->ctx,
-					  ght_probe_begin(gj->table->ptr, gj->outer_keys->ptr, gj->nkeys,
-									  (ght_probe **) &gj->probe->ptr),
-					  "probe the hash table");
+		if (gj->overlapped_batch)
+			gj->overlap_pairs_left = true;
+		else
+			gpuhash_check(gj->ctx,
+						  ght_probe_begin(gj->table->ptr, gj->outer_keys->ptr, gj->nkeys,
+										  (ght_probe **) &gj->probe->ptr),
+						  "probe the hash table");
 		gj->npairs = gj->pos = 0;
 		gj->emit = EMIT_PAIRS;
 	}
@@ -558,9 +647,10 @@ gpuhash_join_start_batch(GpuJoinState *gj)
 			match_with_quals(gj);
 		else
 		{
-			gpuhash_check(gj->ctx,
-						  ght_contains(gj->table->ptr, gj->outer_keys->ptr, gj->nkeys, found),
-						  "probe the hash table");
+			if (!gj->overlapped_batch)
+				gpuhash_check(gj->ctx,
+							  ght_contains(gj->table->ptr, gj->outer_keys->ptr, gj->nkeys, found),
+							  "probe the hash table");
 			for (uint64 k = 0; k < gj->nkeys; k++)
 				gj->row_match[row_of_key(gj, k)] = found[k];
 		}
@@ -582,6 +672,16 @@ gpuhash_join_next_pairs(GpuJoinState *gj)
 	instr_time	start;
 	ght_transfer_stats xfer;
 
+	/* a helper's pairs come all at once */
+	if (gj->overlapped_batch)
+	{
+		gj->pos = 0;
+		gj->npairs = gj->overlap_pairs_left ? gj->ov_npairs : 0;
+		gj->pidx = gj->ov_pidx;
+		gj->brow = gj->ov_brow;
+		gj->overlap_pairs_left = false;
+		return gj->npairs > 0;
+	}
 	INSTR_TIME_SET_CURRENT(start);
 	ght_ctx_transfer_stats(gj->ctx, &xfer);
 	gpuhash_check(gj->ctx,
@@ -817,6 +917,8 @@ explain_stats(const GpuJoinStats *s, ExplainState *es)
 	if (s->attach_ms > 0)
 		ExplainPropertyFloat("Attach Time", "ms", s->attach_ms, 3, es);
 	ExplainPropertyFloat("Probe Time", "ms", s->probe_ms, 3, es);
+	if (s->overlapped)
+		ExplainPropertyFloat("Probe Wait Time", "ms", s->probe_wait_ms, 3, es);
 	if (s->device == GHT_GPU)
 		explain_transfers(s, es);
 	ExplainPropertyUInteger("Probe Rows", NULL, s->outer_rows, es);
@@ -888,7 +990,7 @@ explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (es->format == EXPLAIN_FORMAT_TEXT)
 		{
 			appendStringInfoSpaces(es->str, es->indent * 2);
-			appendStringInfo(es->str, "%s%s: %s, setup %.3f ms, %s%.3f ms, probe %.3f ms%s, %llu rows in %llu batches, peak device memory %llu kB\n",
+			appendStringInfo(es->str, "%s%s: %s, setup %.3f ms, %s%.3f ms, probe %.3f ms%s%s, %llu rows in %llu batches, peak device memory %llu kB\n",
 							 i == 0 ? "Leader" : psprintf("Worker %d", i - 1),
 							 s->built ? " (built)" : "",
 							 gpuhash_device_name(s->device),
@@ -896,6 +998,8 @@ explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es)
 							 s->built ? "input+build " : "attach ",
 							 s->built ? s->collect_ms + s->build_ms : s->attach_ms,
 							 s->probe_ms,
+							 s->overlapped ?
+							 psprintf(" in a helper thread (waited %.3f ms)", s->probe_wait_ms) : "",
 							 s->device == GHT_GPU ?
 							 psprintf(" (transfers %.3f ms)", s->xfer.to_device_ms + s->xfer.from_device_ms) : "",
 							 (unsigned long long) s->outer_rows,

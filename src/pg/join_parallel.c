@@ -332,6 +332,7 @@ attach_block(GpuJoinState *gj)
 					  "attach the shared hash table");
 		gj->stats.attach_ms += elapsed_ms_since(start);
 	}
+	gpuhash_join_start_overlap(gj, image, image_bytes);
 }
 
 void

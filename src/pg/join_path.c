@@ -33,6 +33,7 @@ double		gpuhash_join_build_row_cost = 0.01;
 double		gpuhash_join_probe_row_cost = 0.002;
 bool		gpuhash_parallel_worker_gpu = false;
 bool		gpuhash_direct_scan = true;
+bool		gpuhash_overlap_probes = true;
 
 static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
 
@@ -434,6 +435,17 @@ gpuhash_join_init(void)
 							 "Applies to a Seq Scan below the join without a filter, whose output "
 							 "is its table's columns; off: the join asks the Seq Scan for each row.",
 							 &gpuhash_direct_scan,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuhash.overlap_probes",
+							 "Lets a parallel GPU hash join probing on the CPU do so in a helper thread.",
+							 "The thread probes a batch's keys while the process reads the rest "
+							 "of the batch. Applies to semi and anti joins without other join "
+							 "clauses and to inner joins whose build keys are unique.",
+							 &gpuhash_overlap_probes,
 							 true,
 							 PGC_USERSET,
 							 0,

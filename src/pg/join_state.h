@@ -13,6 +13,7 @@
 #include "heap_reader.h"
 #include "join_node.h"
 #include "join_store.h"
+#include "probe_overlap.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -28,6 +29,8 @@ typedef struct GpuJoinStats
 	double		build_ms;		/* hashing it */
 	double		attach_ms;		/* attaching a shared build */
 	double		probe_ms;		/* core probe calls, transfers included */
+	bool		overlapped;		/* ... made by a helper thread */
+	double		probe_wait_ms;	/* ... of which the backend waited for */
 	ght_transfer_stats xfer;	/* the probes' copies to and from the GPU */
 	bool		inner_in_table; /* inner values are the table's payloads */
 	uint64		build_rows;
@@ -111,6 +114,17 @@ typedef struct GpuJoinState
 	uint8	   *row_match;		/* semi/anti: per batch row */
 	uint64		row_pos;
 
+	/*
+	 * A helper thread probing each batch's keys while the batch is read
+	 * (probe_overlap.c), or NULL; its results for the current batch.
+	 */
+	GpuhashOverlap *overlap;
+	bool		overlapped_batch;
+	bool		overlap_pairs_left;
+	const uint32 *ov_pidx;
+	const uint64 *ov_brow;
+	uint64		ov_npairs;
+
 	/* GpuHashAggregate (agg_exec.c): aggregates folded as rows match */
 	int			naggs;			/* 0: a plain GpuHashJoin */
 	struct GpuAggSpec *aggs;
@@ -150,6 +164,7 @@ extern void gpuhash_join_build_table(GpuJoinState *gj, const void *keys, const v
 extern void *gpuhash_join_payload_array(GpuJoinState *gj, uint64 nkeys);
 extern ght_ctx *gpuhash_join_ctx(GpuJoinState *gj);
 extern void gpuhash_join_reset_build_memory(GpuJoinState *gj);
+extern void gpuhash_join_start_overlap(GpuJoinState *gj, const void *image, uint64 image_bytes);
 
 /* agg_exec.c */
 extern void gpuhash_agg_setup(GpuJoinState *gj, List *specs);
