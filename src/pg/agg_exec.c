@@ -288,46 +288,261 @@ store_row(const GpuhashStore *st, uint64 row)
 	return (const Datum *) (st->rows + row * st->stride);
 }
 
-/* Fold the matches of the current batch. */
+/*
+ * The inner columns of a joined row: from the table when it keeps them (the
+ * key equals the probe key; the other column is the payload), else from
+ * the build row.
+ */
+static inline void
+inner_columns(GpuJoinState *gj, uint64 orow, uint64 brow, Datum *iv, bool *in,
+			  const Datum **ivp, const bool **inp)
+{
+	if (gj->inner_in_table)
+	{
+		for (int c = 0; c < gj->n_inner; c++)
+		{
+			iv[c] = c == gj->inner_val ?
+				gpuhash_payload_datum(brow, gj->payload_width) :
+				gpuhash_key_datum(gj->inner_type,
+								  gpuhash_key_at(gj->outer_keys->ptr, gj->key_width, orow));
+			in[c] = false;
+		}
+		*ivp = iv;
+		*inp = in;
+	}
+	else if (gj->inner.ncols > 0)
+	{
+		*ivp = store_row(&gj->inner, brow);
+		*inp = (const bool *) (*ivp + gj->inner.ncols);
+	}
+	else
+	{
+		*ivp = NULL;
+		*inp = NULL;
+	}
+}
+
+/* rows an unfiltered fold handles per pass, its buffers on the stack */
+#define FOLD_CHUNK 2048
+
+/* d's low width bytes as a signed integer, without a branch on width */
+static inline int64
+sign_extend(uint64 d, int width)
+{
+	int			shift = 64 - 8 * width;
+
+	return (int64) (d << shift) >> shift;
+}
+
+/*
+ * The values of one column (ins) on n joined rows, and whether each is
+ * NULL.  Each source gets its own loop: where the column lies does not
+ * change from row to row.
+ */
 static void
-fold_batch(GpuJoinState *gj)
+gather_column(GpuJoinState *gj, const GpuAggInstr *ins, const uint32 *orows,
+			  const uint64 *brows, int n, int64 *v, bool *isnull)
+{
+	int			w = ins->width;
+
+	if (ins->op == GO_OUTER)
+	{
+		const GpuhashStore *st = &gj->outer;
+
+		for (int j = 0; j < n; j++)
+		{
+			const Datum *row = store_row(st, orows[j]);
+
+			isnull[j] = ((const bool *) (row + st->ncols))[ins->col];
+			v[j] = sign_extend(row[ins->col], w);
+		}
+	}
+	else if (!gj->inner_in_table)
+	{
+		const GpuhashStore *st = &gj->inner;
+
+		for (int j = 0; j < n; j++)
+		{
+			const Datum *row = store_row(st, brows[j]);
+
+			isnull[j] = ((const bool *) (row + st->ncols))[ins->col];
+			v[j] = sign_extend(row[ins->col], w);
+		}
+	}
+	else if (ins->col == gj->inner_val)
+	{
+		/* the payload: the inner value, as wide as the table keeps it */
+		int			pw = Min(w, gj->payload_width);
+
+		for (int j = 0; j < n; j++)
+			v[j] = sign_extend(brows[j], pw);
+		memset(isnull, 0, n);
+	}
+	else
+	{
+		/* the inner key: equal to the probe key */
+		for (int j = 0; j < n; j++)
+			v[j] = gpuhash_key_at(gj->outer_keys->ptr, gj->key_width, orows[j]);
+		memset(isnull, 0, n);
+	}
+}
+
+/*
+ * Fold n joined rows (outer row orows[j], build row brows[j] when there is
+ * an inner side) into one aggregate, a chunk at a time: gather each column
+ * the argument reads, combine them, then accumulate, each in a loop of its
+ * own, so that what the row-at-a-time fold (fold()) decides again for every
+ * row is decided once a chunk (bench/NOTES.md, section 13).
+ */
+static void
+fold_agg(GpuJoinState *gj, const GpuAggSpec *a, GpuAggAcc *acc, const uint32 *orows,
+		 const uint64 *brows, uint64 n)
+{
+	int64		v[FOLD_CHUNK],
+				y[FOLD_CHUNK];
+	bool		vnull[FOLD_CHUNK],
+				ynull[FOLD_CHUNK];
+
+	if (a->kind == GA_COUNT_STAR)
+	{
+		acc->count += n;
+		return;
+	}
+	for (uint64 start = 0; start < n; start += FOLD_CHUNK)
+	{
+		int			m = (int) Min(FOLD_CHUNK, n - start);
+		const uint32 *orow = orows + start;
+		const uint64 *brow = brows ? brows + start : NULL;
+		int64		count = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		if (a->shape == GS_PROGRAM)
+		{
+			const GpuhashStore *os = &gj->outer;
+
+			for (int j = 0; j < m; j++)
+			{
+				const Datum *ov = store_row(os, orow[j]);
+				Datum		iv[2];
+				bool		in[2];
+				const Datum *ivp;
+				const bool *inp;
+
+				inner_columns(gj, orow[j], brow ? brow[j] : 0, iv, in, &ivp, &inp);
+				vnull[j] = !eval_program(a, ov, (const bool *) (ov + os->ncols), ivp, inp, &v[j]);
+			}
+		}
+		else
+		{
+			gather_column(gj, &a->prog[0], orow, brow, m, v, vnull);
+			if (a->shape == GS_ADD2)
+			{
+				int			w = a->prog[2].width;
+				bool		bad = false;
+
+				gather_column(gj, &a->prog[1], orow, brow, m, y, ynull);
+				for (int j = 0; j < m; j++)
+				{
+					int64		r;
+					bool		ovf = __builtin_add_overflow(v[j], y[j], &r);
+
+					vnull[j] |= ynull[j];
+					bad |= (!vnull[j]) & (ovf | (r != sign_extend((uint64) r, w)));
+				}
+				/* PostgreSQL's error, for the first row that overflows */
+				for (int j = 0; bad && j < m; j++)
+				{
+					int64		r;
+
+					if (vnull[j])
+						continue;
+					if (__builtin_add_overflow(v[j], y[j], &r))
+						out_of_range(8);
+					(void) fit(r, w);
+				}
+				for (int j = 0; j < m; j++)
+					v[j] = (int64) ((uint64) v[j] + (uint64) y[j]);
+			}
+		}
+
+		switch (a->kind)
+		{
+			case GA_COUNT:
+				for (int j = 0; j < m; j++)
+					count += !vnull[j];
+				break;
+			case GA_SUM:
+#ifdef HAVE_INT128
+				if (a->argwidth == 8)
+				{
+					int128		s = 0;
+
+					for (int j = 0; j < m; j++)
+					{
+						count += !vnull[j];
+						s += vnull[j] ? 0 : v[j];
+					}
+					acc->wide_sum += s;
+					break;
+				}
+#endif
+				{
+					/* PostgreSQL's int8 state wraps (-fwrapv); so does this */
+					uint64		s = 0;
+
+					for (int j = 0; j < m; j++)
+					{
+						count += !vnull[j];
+						s += vnull[j] ? 0 : (uint64) v[j];
+					}
+					acc->sum = (int64) ((uint64) acc->sum + s);
+				}
+				break;
+			case GA_MIN:
+			case GA_MAX:
+				for (int j = 0; j < m; j++)
+				{
+					if (vnull[j])
+						continue;
+					count++;
+					if (!acc->have ||
+						(a->kind == GA_MIN ? v[j] < acc->best : v[j] > acc->best))
+						acc->best = v[j];
+					acc->have = true;
+				}
+				break;
+			default:
+				break;
+		}
+		acc->count += count;
+		acc->have |= count > 0;
+	}
+}
+
+/* Fold the matches of the current batch, row by row through the join's clauses. */
+static void
+fold_filtered(GpuJoinState *gj)
 {
 	const GpuhashStore *os = &gj->outer;
-	bool		filtered = (gj->jointype == JOIN_INNER && gj->join_qual != NULL) ||
-		gj->row_qual != NULL;
 
 	if (gj->jointype == JOIN_INNER)
 	{
-		Datum		iv[2];
-		bool		in[2] = {false, false};
-
 		while (gpuhash_join_next_pairs(gj))
 		{
 			for (uint64 j = 0; j < gj->npairs; j++)
 			{
 				uint64		orow = gj->pidx[j];
 				const Datum *ov = store_row(os, orow);
-				const Datum *ivp = iv;
-				const bool *inp = in;
+				Datum		iv[2];
+				bool		in[2];
+				const Datum *ivp;
+				const bool *inp;
 
 				if ((j & 0xFFFF) == 0xFFFF)
 					CHECK_FOR_INTERRUPTS();
-				if (filtered && !row_passes(gj, orow, true, orow, gj->brow[j]))
+				if (!row_passes(gj, orow, true, orow, gj->brow[j]))
 					continue;
-				if (gj->inner_in_table)
-				{
-					/* the key equals the probe key; the other column is the payload */
-					for (int c = 0; c < gj->n_inner; c++)
-						iv[c] = c == gj->inner_val ?
-							gpuhash_payload_datum(gj->brow[j], gj->payload_width) :
-							gpuhash_key_datum(gj->inner_type,
-											  gpuhash_key_at(gj->outer_keys->ptr, gj->key_width, orow));
-				}
-				else if (gj->inner.ncols > 0)
-				{
-					ivp = store_row(&gj->inner, gj->brow[j]);
-					inp = (const bool *) (ivp + gj->inner.ncols);
-				}
+				inner_columns(gj, orow, gj->brow[j], iv, in, &ivp, &inp);
 				fold(gj, ov, (const bool *) (ov + os->ncols), ivp, inp);
 			}
 		}
@@ -344,12 +559,46 @@ fold_batch(GpuJoinState *gj)
 				continue;
 			if ((r & 0xFFFF) == 0xFFFF)
 				CHECK_FOR_INTERRUPTS();
-			if (filtered && !row_passes(gj, r, false, 0, 0))
+			if (!row_passes(gj, r, false, 0, 0))
 				continue;
 			ov = store_row(os, r);
 			fold(gj, ov, (const bool *) (ov + os->ncols), NULL, NULL);
 		}
 	}
+}
+
+/* Fold the matches of the current batch. */
+static void
+fold_batch(GpuJoinState *gj)
+{
+	const GpuhashStore *os = &gj->outer;
+	uint32	   *rows;
+	uint64		n = 0;
+	bool		want = gj->jointype == JOIN_SEMI;
+
+	if ((gj->jointype == JOIN_INNER && gj->join_qual != NULL) || gj->row_qual != NULL)
+	{
+		fold_filtered(gj);
+		return;
+	}
+	if (gj->jointype == JOIN_INNER)
+	{
+		while (gpuhash_join_next_pairs(gj))
+			for (int i = 0; i < gj->naggs; i++)
+				fold_agg(gj, &gj->aggs[i], &gj->acc[i], gj->pidx, gj->brow, gj->npairs);
+		return;
+	}
+	/* semi and anti joins: the rows whose match flag says so, listed */
+	if (gj->fold_rows == NULL)
+		gj->fold_rows = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows * sizeof(uint32));
+	rows = gj->fold_rows;
+	for (uint64 r = 0; r < os->nrows; r++)
+	{
+		rows[n] = (uint32) r;
+		n += (gj->row_match[r] != 0) == want;
+	}
+	for (int i = 0; i < gj->naggs; i++)
+		fold_agg(gj, &gj->aggs[i], &gj->acc[i], rows, NULL, n);
 }
 
 #ifdef HAVE_INT128
@@ -411,6 +660,8 @@ gpuhash_agg_exec(GpuJoinState *gj)
 {
 	TupleTableSlot *slot = gj->css.ss.ss_ScanTupleSlot;
 	int			first = gj->n_outer + gj->n_inner;
+	instr_time	start;
+	double		probe_ms;
 
 	if (gj->agg_emitted)
 		return NULL;
@@ -421,7 +672,11 @@ gpuhash_agg_exec(GpuJoinState *gj)
 		if (gj->outer.nrows == 0)
 			continue;
 		gpuhash_join_start_batch(gj);
+		INSTR_TIME_SET_CURRENT(start);
+		probe_ms = gj->stats.probe_ms;
 		fold_batch(gj);
+		/* without a helper, the fold fetches the pairs: not its own time */
+		gj->stats.fold_ms += elapsed_ms_since(start) - (gj->stats.probe_ms - probe_ms);
 	}
 	/* done: no longer hold up the other participants' barrier */
 	gpuhash_join_detach(gj);

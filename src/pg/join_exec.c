@@ -125,6 +125,25 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 	gj->batch_rows = (uint64) gpuhash_batch_rows;
 }
 
+/*
+ * Batches probed on the CPU are kept small enough to stay in the core's
+ * caches between being written and being probed and folded: on the GPU a
+ * batch is a transfer, and larger is better; on the CPU a batch that spills
+ * to memory is read back from it (bench/NOTES.md, section 13).
+ */
+#define GPUHASH_CPU_BATCH_ROWS 65536
+
+static void
+fit_batch_to_device(GpuJoinState *gj)
+{
+	gj->batch_rows = (uint64) gpuhash_batch_rows;
+	if (ght_ctx_device(gj->ctx) == GHT_CPU)
+		gj->batch_rows = Min(gj->batch_rows, GPUHASH_CPU_BATCH_ROWS);
+}
+
+/* target load of a linear table shared with CPU workers */
+#define GPUHASH_SHARED_LINEAR_LOAD 0.7
+
 /* Handles for the core objects of a build; they live in run_cxt. */
 static void
 new_build_handles(GpuJoinState *gj)
@@ -185,6 +204,8 @@ gpuhash_join_start_overlap(GpuJoinState *gj, const void *image, uint64 image_byt
 		elog(DEBUG1, "GpuHashJoin: probing without a helper thread: %s", why);
 		return;
 	}
+	/* a handful of chunks a batch, so that the last one is soon probed */
+	gj->overlap_chunk = Max(gj->batch_rows / 16, 1024);
 	cb->func = overlap_reset_callback;
 	cb->arg = gj;
 	MemoryContextRegisterResetCallback(gj->run_cxt, cb);
@@ -212,6 +233,7 @@ gpuhash_join_ctx(GpuJoinState *gj)
 			gj->ctx = gpuhash_current_ctx();
 		gj->stats.setup_ms = elapsed_ms_since(start);
 		gj->stats.device = ght_ctx_device(gj->ctx);
+		fit_batch_to_device(gj);
 		new_build_handles(gj);
 		gj->outer_keys = gpuhash_res_new(cxt, gj->ctx, GPUHASH_RES_HOST);
 		gj->found = gpuhash_res_new(cxt, gj->ctx, GPUHASH_RES_HOST);
@@ -328,9 +350,18 @@ gpuhash_join_build_table(GpuJoinState *gj, const void *keys, const void *payload
 		ght_build_opts_init(&opts, gj->key_width, 4);
 		opts.flags = GHT_BUILD_ROWNUM_PAYLOAD;
 	}
-	/* a table that CPU workers will probe gets the CPU's method */
+	/*
+	 * A table that CPU workers will probe gets the CPU's method, and when
+	 * that is linear probing, a denser fill than the default: a table half
+	 * the size takes half as long to share, and the workers' probes miss
+	 * the caches less (bench/NOTES.md, section 13).
+	 */
 	if (gj->shared != NULL && !gpuhash_parallel_worker_gpu)
+	{
 		opts.method = ght_choose_method(GHT_CPU, nkeys, gj->key_width, opts.flags);
+		if (opts.method == GHT_LINEAR)
+			opts.load_factor = GPUHASH_SHARED_LINEAR_LOAD;
+	}
 	s = ght_build(gj->ctx, &opts, keys, payloads, nkeys, 0, (ght_table **) &gj->table->ptr);
 
 	/*
@@ -345,6 +376,7 @@ gpuhash_join_build_table(GpuJoinState *gj, const void *keys, const void *payload
 			 nkeys, ght_ctx_error_detail(gj->ctx));
 		gj->ctx = gpuhash_cpu_ctx();
 		gj->stats.device = GHT_CPU;
+		fit_batch_to_device(gj);
 		s = ght_build(gj->ctx, &opts, keys, payloads, nkeys, 0, (ght_table **) &gj->table->ptr);
 	}
 	gpuhash_check(gj->ctx, s, "build the hash table");
@@ -455,7 +487,7 @@ fill_batch(GpuJoinState *gj, GpuhashOverlap *ov)
 				gj->key_row[gj->nkeys] = (uint32) row;
 			put_key(keys, w, gj->nkeys++,
 					gpuhash_key_value(gj->outer_type, values[gj->outer_key - 1]));
-			if (ov && gj->nkeys % GPUHASH_OVERLAP_CHUNK == 0)
+			if (ov && gj->nkeys % gj->overlap_chunk == 0)
 				gpuhash_overlap_post(ov, gj->nkeys);
 		}
 		/* gpuhash.staging_memory bounds the batch as well as its rows */
@@ -480,8 +512,12 @@ gpuhash_join_load_batch(GpuJoinState *gj)
 	gpuhash_store_reset(&gj->outer);
 	gj->nkeys = 0;
 	gj->overlapped_batch = false;
+	INSTR_TIME_SET_CURRENT(start);
 	if (ov == NULL)
+	{
 		fill_batch(gj, NULL);
+		gj->stats.read_ms += elapsed_ms_since(start);
+	}
 	else
 	{
 		gpuhash_overlap_start(ov, gj->outer_keys->ptr, gj->found ? gj->found->ptr : NULL);
@@ -496,6 +532,7 @@ gpuhash_join_load_batch(GpuJoinState *gj)
 			PG_RE_THROW();
 		}
 		PG_END_TRY();
+		gj->stats.read_ms += elapsed_ms_since(start);
 		INSTR_TIME_SET_CURRENT(start);
 		s = gpuhash_overlap_finish(ov, gj->nkeys, &gj->ov_pidx, &gj->ov_brow, &gj->ov_npairs,
 								   &probe_ms, &detail);
@@ -909,18 +946,24 @@ explain_stats(const GpuJoinStats *s, ExplainState *es)
 {
 	ExplainPropertyText("Participant Device", gpuhash_device_name(s->device), es);
 	ExplainPropertyFloat("Device Setup Time", "ms", s->setup_ms, 3, es);
-	if (s->built)
-	{
+	if (s->collect_ms > 0)
 		ExplainPropertyFloat("Build Input Time", "ms", s->collect_ms, 3, es);
+	if (s->built)
 		ExplainPropertyFloat("Build Time", "ms", s->build_ms, 3, es);
-	}
+	if (s->share_ms > 0)
+		ExplainPropertyFloat("Share Time", "ms", s->share_ms, 3, es);
+	if (s->build_wait_ms > 0)
+		ExplainPropertyFloat("Build Wait Time", "ms", s->build_wait_ms, 3, es);
 	if (s->attach_ms > 0)
 		ExplainPropertyFloat("Attach Time", "ms", s->attach_ms, 3, es);
+	ExplainPropertyFloat("Outer Read Time", "ms", s->read_ms, 3, es);
 	ExplainPropertyFloat("Probe Time", "ms", s->probe_ms, 3, es);
 	if (s->overlapped)
 		ExplainPropertyFloat("Probe Wait Time", "ms", s->probe_wait_ms, 3, es);
 	if (s->device == GHT_GPU)
 		explain_transfers(s, es);
+	if (s->fold_ms > 0)
+		ExplainPropertyFloat("Fold Time", "ms", s->fold_ms, 3, es);
 	ExplainPropertyUInteger("Probe Rows", NULL, s->outer_rows, es);
 	ExplainPropertyUInteger("Batches", NULL, s->batches, es);
 	ExplainPropertyUInteger("Peak Device Memory", "kB", (s->peak_device_bytes + 1023) / 1024, es);
@@ -989,19 +1032,32 @@ explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es)
 			continue;
 		if (es->format == EXPLAIN_FORMAT_TEXT)
 		{
-			appendStringInfoSpaces(es->str, es->indent * 2);
-			appendStringInfo(es->str, "%s%s: %s, setup %.3f ms, %s%.3f ms, probe %.3f ms%s%s, %llu rows in %llu batches, peak device memory %llu kB\n",
+			StringInfo	str = es->str;
+
+			/* the phases in the order they ran */
+			appendStringInfoSpaces(str, es->indent * 2);
+			appendStringInfo(str, "%s%s: %s, setup %.3f ms",
 							 i == 0 ? "Leader" : psprintf("Worker %d", i - 1),
-							 s->built ? " (built)" : "",
-							 gpuhash_device_name(s->device),
-							 s->setup_ms,
-							 s->built ? "input+build " : "attach ",
-							 s->built ? s->collect_ms + s->build_ms : s->attach_ms,
-							 s->probe_ms,
-							 s->overlapped ?
-							 psprintf(" in a helper thread (waited %.3f ms)", s->probe_wait_ms) : "",
-							 s->device == GHT_GPU ?
-							 psprintf(" (transfers %.3f ms)", s->xfer.to_device_ms + s->xfer.from_device_ms) : "",
+							 s->built ? " (built)" : "", gpuhash_device_name(s->device),
+							 s->setup_ms);
+			if (s->built)
+				appendStringInfo(str, ", input+build %.3f ms, sharing %.3f ms",
+								 s->collect_ms + s->build_ms, s->share_ms);
+			else if (s->collect_ms > 0)
+				appendStringInfo(str, ", input %.3f ms", s->collect_ms);
+			if (s->build_wait_ms > 0)
+				appendStringInfo(str, ", build wait %.3f ms", s->build_wait_ms);
+			if (!s->built)
+				appendStringInfo(str, ", attach %.3f ms", s->attach_ms);
+			appendStringInfo(str, ", read %.3f ms, probe %.3f ms", s->read_ms, s->probe_ms);
+			if (s->overlapped)
+				appendStringInfo(str, " in a helper thread (waited %.3f ms)", s->probe_wait_ms);
+			if (s->device == GHT_GPU)
+				appendStringInfo(str, " (transfers %.3f ms)",
+								 s->xfer.to_device_ms + s->xfer.from_device_ms);
+			if (s->fold_ms > 0)
+				appendStringInfo(str, ", fold %.3f ms", s->fold_ms);
+			appendStringInfo(str, ", %llu rows in %llu batches, peak device memory %llu kB\n",
 							 (unsigned long long) s->outer_rows,
 							 (unsigned long long) s->batches,
 							 (unsigned long long) ((s->peak_device_bytes + 1023) / 1024));

@@ -263,6 +263,9 @@ build_block(GpuJoinState *gj)
 	void	   *payloads;
 	GpuhashStore proto;
 	instr_time	start;
+	double		alloc_ms,
+				merge_ms;
+	Size		block_bytes;
 
 	INSTR_TIME_SET_CURRENT(start);
 	gpuhash_join_ctx(gj);
@@ -286,6 +289,7 @@ build_block(GpuJoinState *gj)
 	payloads = inner_payloads(gj, parts, nparts, nkeys);
 	gj->stats.collect_ms += elapsed_ms_since(start);
 	gpuhash_join_build_table(gj, keys, payloads, nkeys);
+	INSTR_TIME_SET_CURRENT(start);
 	gpuhash_res_release(gj->build_keys);
 	if (payloads)
 		pfree(payloads);
@@ -296,18 +300,25 @@ build_block(GpuJoinState *gj)
 
 	gpuhash_check(gj->ctx, ght_table_image_size(gj->table->ptr, &image_bytes),
 				  "write the table's image");
-	sh->block = shared_alloc(area, gpuhash_flat_merged_size(parts, nparts, image_bytes), &addr);
+	block_bytes = gpuhash_flat_merged_size(parts, nparts, image_bytes);
+	sh->block = shared_alloc(area, block_bytes, &addr);
+	alloc_ms = elapsed_ms_since(start);
 	gpuhash_store_init(&proto, gj->run_cxt, ExecGetResultType(lsecond(gj->css.custom_ps)),
 					   gj->keep_inner && !gj->inner_in_table);
 	image = gpuhash_flat_merge(parts, nparts, proto.byval, image_bytes, addr);
+	merge_ms = elapsed_ms_since(start) - alloc_ms;
 	gpuhash_check(gj->ctx, ght_table_image_write(gj->table->ptr, image, image_bytes),
 				  "write the table's image");
+	elog(DEBUG1, "GpuHashJoin: shared block of %zu bytes: allocated in %.3f ms, rows merged in %.3f ms, table image of " UINT64_FORMAT " bytes written in %.3f ms",
+		 block_bytes, alloc_ms, merge_ms,
+		 image_bytes, elapsed_ms_since(start) - alloc_ms - merge_ms);
 	for (int i = 0; i < sh->nslots; i++)
 		if (DsaPointerIsValid(sh->parts[i]))
 		{
 			dsa_free(area, sh->parts[i]);
 			sh->parts[i] = InvalidDsaPointer;
 		}
+	gj->stats.share_ms += elapsed_ms_since(start);
 }
 
 /* PROBE: use the block; the builder keeps the table it already has. */
@@ -335,6 +346,19 @@ attach_block(GpuJoinState *gj)
 	gpuhash_join_start_overlap(gj, image, image_bytes);
 }
 
+/* Wait at the barrier for everyone, counting the time for EXPLAIN ANALYZE. */
+static bool
+wait_for_others(GpuJoinState *gj)
+{
+	instr_time	start;
+	bool		elected;
+
+	INSTR_TIME_SET_CURRENT(start);
+	elected = BarrierArriveAndWait(&gj->shared->barrier, PG_WAIT_EXTENSION);
+	gj->stats.build_wait_ms += elapsed_ms_since(start);
+	return elected;
+}
+
 void
 gpuhash_join_build_shared(GpuJoinState *gj)
 {
@@ -356,12 +380,12 @@ gpuhash_join_build_shared(GpuJoinState *gj)
 		if (!IsParallelWorker())
 			pg_atomic_write_u32(&sh->leader_builds, 1);
 		collect_part(gj);
-		elected = BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION);
+		elected = wait_for_others(gj);
 		if (IsParallelWorker() ? elected && pg_atomic_read_u32(&sh->leader_builds) == 0 : true)
 			build_block(gj);
 		phase = PHASE_BUILD;
 	}
 	if (phase == PHASE_BUILD)
-		BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION);
+		wait_for_others(gj);
 	attach_block(gj);
 }

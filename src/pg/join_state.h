@@ -27,10 +27,14 @@ typedef struct GpuJoinStats
 	double		setup_ms;		/* getting the device context */
 	double		collect_ms;		/* reading the build side */
 	double		build_ms;		/* hashing it */
+	double		share_ms;		/* writing a shared build for the others */
+	double		build_wait_ms;	/* waiting for the others' reads and the build */
 	double		attach_ms;		/* attaching a shared build */
+	double		read_ms;		/* reading the outer side into batches */
 	double		probe_ms;		/* core probe calls, transfers included */
 	bool		overlapped;		/* ... made by a helper thread */
 	double		probe_wait_ms;	/* ... of which the backend waited for */
+	double		fold_ms;		/* folding aggregates (GpuHashAggregate) */
 	ght_transfer_stats xfer;	/* the probes' copies to and from the GPU */
 	bool		inner_in_table; /* inner values are the table's payloads */
 	uint64		build_rows;
@@ -99,7 +103,7 @@ typedef struct GpuJoinState
 	GpuhashRes *build_keys;
 	GpuhashStore outer;
 	GpuhashRes *outer_keys;
-	uint64		batch_rows;
+	uint64		batch_rows;		/* gpuhash.batch_rows, capped on the CPU */
 	uint64		nkeys;
 	uint32	   *key_row;		/* anti: batch row of each key */
 	bool		outer_done;
@@ -112,6 +116,7 @@ typedef struct GpuJoinState
 	uint64		pos;
 	GpuhashRes *found;			/* ght_contains output, a byte per key */
 	uint8	   *row_match;		/* semi/anti: per batch row */
+	uint32	   *fold_rows;		/* semi/anti aggregates: matching batch rows */
 	uint64		row_pos;
 
 	/*
@@ -119,6 +124,7 @@ typedef struct GpuJoinState
 	 * (probe_overlap.c), or NULL; its results for the current batch.
 	 */
 	GpuhashOverlap *overlap;
+	uint64		overlap_chunk;	/* keys handed to it at a time */
 	bool		overlapped_batch;
 	bool		overlap_pairs_left;
 	const uint32 *ov_pidx;

@@ -6,7 +6,7 @@
  * (join_parallel.c), and with its input read straight from the heap
  * (heap_reader.c) the probes became the larger part of its time: one cache
  * miss per key, which reading the next rows does not need the result of.
- * So the keys are handed, 64k at a time as the batch fills, to a thread
+ * So the keys are handed, a sixteenth of a batch at a time as it fills, to a thread
  * that probes them while the backend goes on reading; at the end of the
  * batch the backend waits only for the last handful (bench/NOTES.md
  * section 12).

@@ -11,9 +11,6 @@
 
 typedef struct GpuhashOverlap GpuhashOverlap;
 
-/* Keys are handed to the helper this many at a time. */
-#define GPUHASH_OVERLAP_CHUNK 65536
-
 /*
  * A helper probing the table image (read in place, as ght_table_attach_image
  * does on the CPU) with up to max_keys keys a batch: ght_contains when pairs
