@@ -219,7 +219,7 @@ ght_gpu_image_arrays(ght_table *t, void *const dst[GHT_MEM_COUNT])
 		GTRY(gpu_sync(ctx));
 		for (int i = 0; i < GHT_MEM_COUNT; i++)
 			if (dst[i] != NULL && t->mem[i] != NULL)
-				GCHECK(ctx, cudaMemcpy(dst[i], t->mem[i], t->mem_bytes[i], cudaMemcpyDeviceToHost));
+				GTRY(gpu_download(ctx, dst[i], t->mem[i], t->mem_bytes[i]));
 		return GHT_OK;
 	})
 }

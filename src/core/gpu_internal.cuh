@@ -58,6 +58,8 @@ struct ght_gpu_ctx
 	cudaMemPool_t pool;			/* the device's pool, keeping freed memory */
 	int			sm_count;
 	size_t		max_shared;		/* dynamic shared memory a block may opt into */
+	char	   *stage;			/* pinned chunks for gpu_download, made on first use */
+	cudaEvent_t stage_ev[2];
 };
 
 static inline ght_gpu_ctx *
@@ -145,6 +147,12 @@ gpu_table_adopt(ght_table *t, int which, dmem &m)
 ght_status	gpu_copy_async(ght_ctx *ctx, void *dst, const void *src, size_t bytes,
 						   cudaMemcpyKind kind, cudaStream_t st);
 void		gpu_copy_settle(ght_ctx *ctx);
+
+/*
+ * Device to pageable host memory, through pinned chunks: each chunk's copy
+ * out of the GPU overlaps the host's copy of the one before.
+ */
+ght_status	gpu_download(ght_ctx *ctx, void *dst, const void *src, size_t bytes);
 
 /* Wait for both streams; report an asynchronous failure. */
 static inline ght_status

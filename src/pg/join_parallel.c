@@ -29,6 +29,8 @@
  */
 #include "gpuhash_pg.h"
 
+#include <sys/mman.h>
+
 #include "access/parallel.h"
 #include "miscadmin.h"
 #include "port/atomics.h"
@@ -179,6 +181,23 @@ query_area(GpuJoinState *gj)
 	return area;
 }
 
+/*
+ * Map the pages of a fresh block for writing in one call, before the table
+ * image is copied in: faulting them in one at a time during the copy made
+ * a 134 MB image take 66-83 ms to write on the H100 host, 47-67 ms with this
+ * (bench/NOTES.md, section 13).  Only a hint: kernels before 5.14 lack it.
+ */
+static void
+prefault_for_write(void *addr, Size bytes)
+{
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE);
+	uintptr_t	start = (uintptr_t) addr & ~(page - 1);
+
+	(void) madvise((void *) start, bytes + ((uintptr_t) addr - start), MADV_POPULATE_WRITE);
+#endif
+}
+
 static dsa_pointer
 shared_alloc(dsa_area *area, Size bytes, char **addr)
 {
@@ -204,6 +223,7 @@ collect_part(GpuJoinState *gj)
 	uint64		nkeys;
 	char	   *addr;
 	dsa_pointer dp;
+	int			payload_width = 0;
 
 	if (!gj->inner_partial &&
 		pg_atomic_fetch_add_u32(&sh->inner_claimed, 1) != 0)
@@ -211,8 +231,13 @@ collect_part(GpuJoinState *gj)
 	if (slot >= sh->nslots)
 		elog(ERROR, "gpuhash: parallel participant %d beyond the %d planned", slot, sh->nslots);
 	gpuhash_join_collect(gj, &store, &nkeys);
-	dp = shared_alloc(query_area(gj), gpuhash_store_flat_size(&store, gj->key_width), &addr);
-	gpuhash_store_flatten(&store, gj->build_keys->ptr, gj->key_width, addr);
+	/* the inner values as payloads too, converted here and not by the builder */
+	if (gj->inline_ok && gj->inner_val >= 0)
+		payload_width = gj->payload_width;
+	dp = shared_alloc(query_area(gj), gpuhash_store_flat_size(&store, gj->key_width, payload_width),
+					  &addr);
+	gpuhash_store_flatten(&store, gj->build_keys->ptr, gj->key_width, gj->inner_val, payload_width,
+						  addr);
 	sh->parts[slot] = dp;
 	/* the part is published: this process's copy can go */
 	gpuhash_join_reset_build_memory(gj);
@@ -263,7 +288,10 @@ build_block(GpuJoinState *gj)
 	void	   *payloads;
 	GpuhashStore proto;
 	instr_time	start;
-	double		alloc_ms,
+	double		keys_ms,
+				inputs_ms,
+				table_ms,
+				alloc_ms,
 				merge_ms;
 	Size		block_bytes;
 
@@ -286,9 +314,13 @@ build_block(GpuJoinState *gj)
 		memcpy(keys + off * gj->key_width, gpuhash_flat_keys(parts[i]), n * gj->key_width);
 		off += n;
 	}
+	keys_ms = elapsed_ms_since(start);
 	payloads = inner_payloads(gj, parts, nparts, nkeys);
-	gj->stats.collect_ms += elapsed_ms_since(start);
+	inputs_ms = elapsed_ms_since(start);
+	gj->stats.collect_ms += inputs_ms;
+	INSTR_TIME_SET_CURRENT(start);
 	gpuhash_join_build_table(gj, keys, payloads, nkeys);
+	table_ms = elapsed_ms_since(start);
 	INSTR_TIME_SET_CURRENT(start);
 	gpuhash_res_release(gj->build_keys);
 	if (payloads)
@@ -307,10 +339,11 @@ build_block(GpuJoinState *gj)
 					   gj->keep_inner && !gj->inner_in_table);
 	image = gpuhash_flat_merge(parts, nparts, proto.byval, image_bytes, addr);
 	merge_ms = elapsed_ms_since(start) - alloc_ms;
+	prefault_for_write(image, image_bytes);
 	gpuhash_check(gj->ctx, ght_table_image_write(gj->table->ptr, image, image_bytes),
 				  "write the table's image");
-	elog(DEBUG1, "GpuHashJoin: shared block of %zu bytes: allocated in %.3f ms, rows merged in %.3f ms, table image of " UINT64_FORMAT " bytes written in %.3f ms",
-		 block_bytes, alloc_ms, merge_ms,
+	elog(DEBUG1, "GpuHashJoin: " UINT64_FORMAT " keys gathered in %.3f ms and their values in %.3f ms, table built in %.3f ms; shared block of %zu bytes: allocated in %.3f ms, rows merged in %.3f ms, table image of " UINT64_FORMAT " bytes written in %.3f ms",
+		 nkeys, keys_ms, inputs_ms - keys_ms, table_ms, block_bytes, alloc_ms, merge_ms,
 		 image_bytes, elapsed_ms_since(start) - alloc_ms - merge_ms);
 	for (int i = 0; i < sh->nslots; i++)
 		if (DsaPointerIsValid(sh->parts[i]))

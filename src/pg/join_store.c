@@ -170,16 +170,23 @@ gpuhash_store_payloads(const GpuhashStore *st, int col, int width, void *dst)
 /* ---- flat form, for shared memory ---------------------------------------- */
 
 /*
- * Layout: the header, then the keys (optional), the rows, the arena, and a
- * table image (optional), each at a MAXALIGN'ed offset from the header.
+ * Layout: the header, then the keys (optional), one column as payloads
+ * (optional), the rows, the arena, and a table image (optional), each at a
+ * MAXALIGN'ed offset from the header.  A part of a parallel build carries
+ * its payloads so that each participant converts its own rows, not the
+ * builder all of them (bench/NOTES.md, section 13).
  */
 typedef struct FlatStore
 {
 	uint64		nrows;
 	int32		ncols;
 	int32		key_width;		/* 0: no keys */
+	int32		payload_col;	/* the column held as payloads, if any */
+	int32		payload_width;	/* 0: no payloads */
+	bool		payloads_ok;	/* false: the column has a value no payload holds */
 	Size		stride;
 	Size		keys_off;
+	Size		payloads_off;
 	Size		rows_off;
 	Size		arena_off;
 	Size		arena_bytes;
@@ -190,7 +197,7 @@ typedef struct FlatStore
 
 static Size
 flat_layout(FlatStore *h, uint64 nrows, int ncols, Size stride, int key_width,
-			Size arena_bytes, Size image_bytes)
+			int payload_width, Size arena_bytes, Size image_bytes)
 {
 	Size		off = MAXALIGN(sizeof(FlatStore));
 
@@ -199,8 +206,12 @@ flat_layout(FlatStore *h, uint64 nrows, int ncols, Size stride, int key_width,
 	h->ncols = ncols;
 	h->stride = stride;
 	h->key_width = key_width;
+	h->payload_col = -1;
+	h->payload_width = payload_width;
 	h->keys_off = off;
 	off = MAXALIGN(off + nrows * key_width);
+	h->payloads_off = off;
+	off = MAXALIGN(off + nrows * payload_width);
 	h->rows_off = off;
 	off = MAXALIGN(off + nrows * stride);
 	h->arena_off = off;
@@ -212,20 +223,30 @@ flat_layout(FlatStore *h, uint64 nrows, int ncols, Size stride, int key_width,
 	return h->total;
 }
 
+/* payload_width 0: no payloads; else column payload_col as payloads too */
 Size
-gpuhash_store_flat_size(const GpuhashStore *st, int key_width)
+gpuhash_store_flat_size(const GpuhashStore *st, int key_width, int payload_width)
 {
 	FlatStore	h;
 
-	return flat_layout(&h, st->nrows, st->ncols, st->stride, key_width, st->arena_used, 0);
+	return flat_layout(&h, st->nrows, st->ncols, st->stride, key_width, payload_width,
+					   st->arena_used, 0);
 }
 
 void
-gpuhash_store_flatten(const GpuhashStore *st, const void *keys, int key_width, char *dst)
+gpuhash_store_flatten(const GpuhashStore *st, const void *keys, int key_width,
+					  int payload_col, int payload_width, char *dst)
 {
 	FlatStore	h;
 
-	flat_layout(&h, st->nrows, st->ncols, st->stride, key_width, st->arena_used, 0);
+	flat_layout(&h, st->nrows, st->ncols, st->stride, key_width, payload_width,
+				st->arena_used, 0);
+	if (payload_width > 0)
+	{
+		h.payload_col = payload_col;
+		h.payloads_ok = gpuhash_store_payloads(st, payload_col, payload_width,
+											   dst + h.payloads_off);
+	}
 	memcpy(dst, &h, sizeof(h));
 	if (key_width > 0 && st->nrows > 0)
 		memcpy(dst + h.keys_off, keys, st->nrows * key_width);
@@ -248,6 +269,12 @@ gpuhash_flat_payloads(const char *flat, int col, int width, void *dst)
 	const FlatStore *h = (const FlatStore *) flat;
 
 	Assert(col < h->ncols);
+	if (h->payload_width == width && h->payload_col == col)
+	{
+		if (h->payloads_ok && h->nrows > 0)
+			memcpy(dst, flat + h->payloads_off, h->nrows * width);
+		return h->payloads_ok;
+	}
 	return rows_to_payloads(flat + h->rows_off, h->stride, h->ncols, h->nrows, col, width, dst);
 }
 
@@ -269,7 +296,7 @@ merged_layout(FlatStore *h, char *const *parts, int nparts, Size image_bytes)
 		nrows += ((FlatStore *) parts[i])->nrows;
 		arena = MAXALIGN(arena) + ((FlatStore *) parts[i])->arena_bytes;
 	}
-	flat_layout(h, nrows, p0 ? p0->ncols : 0, p0 ? p0->stride : 0, 0, arena, image_bytes);
+	flat_layout(h, nrows, p0 ? p0->ncols : 0, p0 ? p0->stride : 0, 0, 0, arena, image_bytes);
 }
 
 /*

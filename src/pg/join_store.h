@@ -61,9 +61,9 @@ gpuhash_payload_datum(uint64 payload, int width)
 	return width == 4 ? (Datum) (int64) (int32) (uint32) payload : (Datum) payload;
 }
 
-extern Size gpuhash_store_flat_size(const GpuhashStore *st, int key_width);
+extern Size gpuhash_store_flat_size(const GpuhashStore *st, int key_width, int payload_width);
 extern void gpuhash_store_flatten(const GpuhashStore *st, const void *keys, int key_width,
-								  char *dst);
+								  int payload_col, int payload_width, char *dst);
 extern uint64 gpuhash_flat_rows(const char *flat);
 extern bool gpuhash_flat_payloads(const char *flat, int col, int width, void *dst);
 extern const void *gpuhash_flat_keys(const char *flat);
