@@ -163,6 +163,38 @@ SELECT q, pg_temp.inner_values(q), pg_temp.same(q) FROM (VALUES
   ('SELECT pf.t FROM pf WHERE NOT EXISTS (SELECT 1 FROM iv WHERE iv.k = pf.k AND iv.v > -pf.v * 10)')
 ) AS c(q);
 
+-- a key may be an expression over its side's columns, which that side's plan
+-- then returns as one more column
+SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off;
+SELECT * FROM pg_temp.plan('SELECT pf.t, pd.t FROM pf JOIN pd ON pd.k = pf.k / 2');
+SELECT * FROM pg_temp.plan('SELECT count(*), sum(pf.v + pd.v) FROM pf JOIN pd ON pd.k / 3 = pf.k2 + pf.v');
+RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
+SELECT q, pg_temp.same(q) FROM (VALUES
+  ('SELECT pf.t, pd.t FROM pf JOIN pd ON pd.k = pf.k / 2'),
+  ('SELECT pf.t, pd.t FROM pf JOIN pd ON pd.k / 3 = pf.k2 + pf.v'),
+  ('SELECT pf.t, pd.t FROM pf JOIN pd ON pd.k8 = pf.k % 1000 * 3000000000::int8'),
+  ('SELECT pf.t, pd.k FROM pf JOIN pd ON pd.k2 + 0 = pf.k2 - 0'),
+  ('SELECT pf.t, pd.v FROM pf JOIN pd ON pd.k = CASE WHEN pf.v % 2 = 0 THEN pf.k END'),
+  ('SELECT pf.t, pd.t FROM pf JOIN pd ON pd.k / 2 = pf.k / 2 AND pf.v > pd.v'),
+  ('SELECT pf.t FROM pf WHERE EXISTS (SELECT 1 FROM pd WHERE pd.k = pf.k / 2)'),
+  ('SELECT pf.t FROM pf WHERE pf.k2 + 1 IN (SELECT pd.k2 * 2 FROM pd)'),
+  ('SELECT pf.t FROM pf WHERE NOT EXISTS (SELECT 1 FROM pd WHERE pd.k = CASE WHEN pf.v % 2 = 0 THEN pf.k END)'),
+  ('SELECT pf.t FROM pf WHERE NOT EXISTS (SELECT 1 FROM pd WHERE pd.k + 0 = pf.k AND pd.v < pf.v)'),
+  ('SELECT count(*), sum(pf.v + pd.v), min(pd.k) FROM pf JOIN pd ON pd.k / 3 = pf.k2 + pf.v'),
+  ('SELECT pf.t FROM pf JOIN pempty ON pempty.k = pf.k / 2'),
+  ('SELECT pf.t FROM pf JOIN pd ON pd.k = pf.k + (random() * 0)::int4')
+) AS c(q);
+-- a key expression that overflows raises PostgreSQL's error, as without the path
+SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off;
+SELECT * FROM pg_temp.plan('SELECT count(*) FROM pf JOIN pd ON pd.k = pf.k + 1');
+SELECT count(*) FROM pf JOIN pd ON pd.k = pf.k + 1;
+SELECT count(*) FROM pf JOIN pd ON pd.k * 2 = pf.k;
+RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
+SET gpuhash.enable_join = off;
+SELECT count(*) FROM pf JOIN pd ON pd.k = pf.k + 1;
+SELECT count(*) FROM pf JOIN pd ON pd.k * 2 = pf.k;
+RESET gpuhash.enable_join;
+
 -- EXPLAIN ANALYZE shows the probes' copies to and from the device on the GPU only
 CREATE FUNCTION pg_temp.transfers_shown(q text) RETURNS boolean LANGUAGE sql AS $$
   SELECT EXISTS (SELECT FROM pg_temp.analyze_lines(q,
@@ -187,7 +219,10 @@ SELECT q, pg_temp.same(q) FROM (VALUES
   ('SELECT x, (SELECT count(*) FROM pf JOIN pd ON pf.k = pd.k WHERE pd.v < x) FROM generate_series(1, 3) x'),
   ('SELECT count(*), sum(pf.v + iv.v) FROM pf JOIN iv ON pf.k = iv.k'),
   ('SELECT count(*), sum(pf.v + iv_null.v) FROM pf JOIN iv_null ON pf.k = iv_null.k'),
-  ('SELECT count(*), sum(pf.v), min(iv.w) FROM pf JOIN iv ON pf.k8 = iv.k8')
+  ('SELECT count(*), sum(pf.v), min(iv.w) FROM pf JOIN iv ON pf.k8 = iv.k8'),
+  ('SELECT count(*), sum(pf.v + pd.v) FROM pf JOIN pd ON pd.k / 3 = pf.k2 + pf.v'),
+  ('SELECT pf.t, pd.t FROM pf JOIN pd ON pd.k = pf.k / 2'),
+  ('SELECT count(*) FROM pf WHERE NOT EXISTS (SELECT 1 FROM pd WHERE pd.k = CASE WHEN pf.v % 2 = 0 THEN pf.k END)')
 ) AS c(q);
 SELECT q, pg_temp.inner_values(q) FROM (VALUES
   ('SELECT count(*), sum(pf.v + iv.v) FROM pf JOIN iv ON pf.k = iv.k'),

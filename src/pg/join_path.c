@@ -1,7 +1,9 @@
 /*
  * join_path.c - the planner side of GpuHashJoin: a custom join path for
  * inner, semi and anti equijoins on one integer key, offered through
- * set_join_pathlist_hook and turned into a CustomScan plan.
+ * set_join_pathlist_hook and turned into a CustomScan plan.  A key is a
+ * column of its side, or an expression over that side's columns, which
+ * the side's plan is then asked to return as one more column.
  *
  * The path reads the inner relation whole and hashes it (on the GPU, or the
  * CPU twin), then streams the outer relation through it in batches.  In a
@@ -17,10 +19,12 @@
 #include "catalog/pg_opfamily_d.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
+#include "optimizer/planmain.h"
 #include "optimizer/restrictinfo.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -59,13 +63,44 @@ typedef struct HashClause
 } HashClause;
 
 static bool
+has_placeholder(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, PlaceHolderVar))
+		return true;
+	return expression_tree_walker(node, has_placeholder, context);
+}
+
+static bool
 is_key_expr(Expr *e, RelOptInfo *rel)
 {
-	Oid			type = exprType((Node *) e);
-
+	if (!gpuhash_is_key_type(exprType((Node *) e)))
+		return false;
 	/* a column the child will return, so that its value is at hand */
-	return gpuhash_is_key_type(type) && IsA(e, Var) &&
-		list_member(rel->reltarget->exprs, e);
+	if (IsA(e, Var))
+		return list_member(rel->reltarget->exprs, e);
+
+	/*
+	 * An expression the child can compute as one more output column: over
+	 * that side's columns only (the caller checked its relids), and, like
+	 * PostgreSQL's own hash keys, without volatile functions.  Subplans and
+	 * placeholders are left to PostgreSQL's joins.
+	 */
+	return !contain_volatile_functions((Node *) e) && !contain_subplans((Node *) e) &&
+		!has_placeholder((Node *) e, NULL) && contain_var_clause((Node *) e);
+}
+
+/* The cost of computing a key that is not a plain column, per row. */
+static Cost
+key_cost(PlannerInfo *root, Expr *e)
+{
+	QualCost	qc;
+
+	if (IsA(e, Var))
+		return 0;
+	cost_qual_eval_node(&qc, (Node *) e, root);
+	return qc.per_tuple;
 }
 
 /*
@@ -145,7 +180,7 @@ parallel_divisor(int workers)
  */
 static void
 cost_gpu_join(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner,
-			  List *quals, double out_rows)
+			  HashClause *hc, List *quals, double out_rows)
 {
 	QualCost	qc;
 	double		emitted = out_rows;
@@ -155,9 +190,9 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner,
 	cost_qual_eval(&qc, quals, root);
 	cp->path.rows = out_rows;
 	cp->path.startup_cost = gpuhash_join_startup_cost + inner->total_cost +
-		inner->rows * gpuhash_join_build_row_cost + qc.startup;
+		inner->rows * (gpuhash_join_build_row_cost + key_cost(root, hc->inner_expr)) + qc.startup;
 	cp->path.total_cost = cp->path.startup_cost + outer->total_cost +
-		outer->rows * gpuhash_join_probe_row_cost +
+		outer->rows * (gpuhash_join_probe_row_cost + key_cost(root, hc->outer_expr)) +
 		emitted * (cpu_tuple_cost + qc.per_tuple);
 }
 
@@ -192,7 +227,7 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 	}
 	if (partial)
 		rows = clamp_row_est(rows / parallel_divisor(cp->path.parallel_workers));
-	cost_gpu_join(root, cp, outer, inner, quals, rows);
+	cost_gpu_join(root, cp, outer, inner, hc, quals, rows);
 
 	cp->custom_private = list_make5(hc->rinfo, hc->outer_expr, hc->inner_expr,
 									makeInteger(jointype), makeInteger(dev));
@@ -259,6 +294,25 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	}
 }
 
+/*
+ * The child plan, returning expr as a column: as it is when it does
+ * already, else with expr added to its target list (through a Result node
+ * when it cannot project).
+ */
+static Plan *
+with_key_column(Plan *plan, Expr *expr)
+{
+	List	   *tlist;
+	ListCell   *lc;
+
+	foreach(lc, plan->targetlist)
+		if (equal(lfirst_node(TargetEntry, lc)->expr, expr))
+			return plan;
+	tlist = list_copy(plan->targetlist);
+	tlist = lappend(tlist, makeTargetEntry(copyObject(expr), list_length(tlist) + 1, NULL, false));
+	return change_plan_targetlist(plan, tlist, plan->parallel_safe);
+}
+
 /* Attribute number of expr in a child plan's target list. */
 static int
 tlist_position(List *tlist, Expr *expr)
@@ -311,8 +365,8 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 	JoinType	jointype = intVal(lfourth(best_path->custom_private));
 	ght_device	dev = intVal(list_nth(best_path->custom_private, 4));
 	List	   *restrictlist = list_nth(best_path->custom_private, 5);
-	Plan	   *outer_plan = linitial(custom_plans);
-	Plan	   *inner_plan = lsecond(custom_plans);
+	Plan	   *outer_plan = with_key_column(linitial(custom_plans), outer_expr);
+	Plan	   *inner_plan = with_key_column(lsecond(custom_plans), inner_expr);
 	Path	   *inner_path = lsecond(best_path->custom_paths);
 	List	   *scan_tlist = NIL;
 	List	   *joinquals = NIL;
@@ -323,6 +377,9 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 	Oid			inner_type = exprType((Node *) inner_expr);
 	int			key_width = (outer_type == INT8OID || inner_type == INT8OID) ? 8 : 4;
 	double		build_rows = inner_path->rows;
+
+	linitial(custom_plans) = outer_plan;
+	lsecond(custom_plans) = inner_plan;
 
 	/* the scan tuple: every outer column, then every inner column */
 	foreach(lc, outer_plan->targetlist)
