@@ -33,6 +33,7 @@
 
 #include "access/parallel.h"
 #include "miscadmin.h"
+#include "optimizer/optimizer.h"
 #include "port/atomics.h"
 #include "portability/instr_time.h"
 #include "storage/barrier.h"
@@ -104,6 +105,16 @@ gpuhash_join_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordi
 	shared_reset((GpuJoinShared *) coordinate, pcxt->nworkers + 1);
 	gj->shared = coordinate;
 	gj->nparticipants = pcxt->nworkers + 1;
+
+	/*
+	 * The leader makes its device context now, before the workers start.
+	 * Made later, a session's first use of the GPU (0.2 s or more) could
+	 * make the leader miss the build, which a worker would then do on the
+	 * CPU while everyone waited (1.4 s for W1's 10 M rows; bench/NOTES.md,
+	 * section 13).
+	 */
+	if (parallel_leader_participation)
+		gpuhash_join_ctx(gj);
 }
 
 void
