@@ -194,6 +194,20 @@ SET gpuhash.enable_join = off;
 SELECT count(*) FROM pf JOIN pd ON pd.k = pf.k + 1;
 SELECT count(*) FROM pf JOIN pd ON pd.k * 2 = pf.k;
 RESET gpuhash.enable_join;
+-- with an empty build side an inner or semi join reads nothing of its outer
+-- side, as PostgreSQL's hash join does, so the same key expression fails
+-- only in the anti join, which returns every outer row
+SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off;
+SELECT * FROM pg_temp.plan('SELECT count(*) FROM pf WHERE pf.k + 1 IN (SELECT k FROM pempty)');
+SELECT count(*) FROM pf JOIN pempty ON pempty.k = pf.k + 1;
+SELECT count(*) FROM pf WHERE pf.k + 1 IN (SELECT k FROM pempty);
+SELECT count(*) FROM pf WHERE NOT EXISTS (SELECT 1 FROM pempty WHERE pempty.k = pf.k + 1);
+SET enable_hashjoin = on; SET gpuhash.enable_join = off;
+SELECT count(*) FROM pf JOIN pempty ON pempty.k = pf.k + 1;
+SELECT count(*) FROM pf WHERE pf.k + 1 IN (SELECT k FROM pempty);
+SELECT count(*) FROM pf WHERE NOT EXISTS (SELECT 1 FROM pempty WHERE pempty.k = pf.k + 1);
+RESET gpuhash.enable_join;
+RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
 
 -- EXPLAIN ANALYZE shows the probes' copies to and from the device on the GPU only
 CREATE FUNCTION pg_temp.transfers_shown(q text) RETURNS boolean LANGUAGE sql AS $$
@@ -222,7 +236,9 @@ SELECT q, pg_temp.same(q) FROM (VALUES
   ('SELECT count(*), sum(pf.v), min(iv.w) FROM pf JOIN iv ON pf.k8 = iv.k8'),
   ('SELECT count(*), sum(pf.v + pd.v) FROM pf JOIN pd ON pd.k / 3 = pf.k2 + pf.v'),
   ('SELECT pf.t, pd.t FROM pf JOIN pd ON pd.k = pf.k / 2'),
-  ('SELECT count(*) FROM pf WHERE NOT EXISTS (SELECT 1 FROM pd WHERE pd.k = CASE WHEN pf.v % 2 = 0 THEN pf.k END)')
+  ('SELECT count(*) FROM pf WHERE NOT EXISTS (SELECT 1 FROM pd WHERE pd.k = CASE WHEN pf.v % 2 = 0 THEN pf.k END)'),
+  ('SELECT count(*), sum(pf.v) FROM pf JOIN pempty ON pempty.k = pf.k'),
+  ('SELECT pf.t FROM pf JOIN pempty ON pempty.k = pf.k')
 ) AS c(q);
 SELECT q, pg_temp.inner_values(q) FROM (VALUES
   ('SELECT count(*), sum(pf.v + iv.v) FROM pf JOIN iv ON pf.k = iv.k'),

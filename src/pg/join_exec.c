@@ -29,6 +29,7 @@ static TupleTableSlot *exec_gpu_join(CustomScanState *node);
 static void end_gpu_join(CustomScanState *node);
 static void rescan_gpu_join(CustomScanState *node);
 static void explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es);
+static void build(GpuJoinState *gj);
 
 static const CustomExecMethods gpu_join_exec_methods = {
 	.CustomName = GPUHASH_JOIN_NAME,
@@ -419,14 +420,32 @@ build_local(GpuJoinState *gj)
 void
 gpuhash_join_ensure_built(GpuJoinState *gj)
 {
-	if (gj->built)
-		return;
+	if (!gj->built)
+		build(gj);
+
+	/*
+	 * An empty table matches nothing, so an inner or semi join returns no
+	 * rows without reading its outer side, as PostgreSQL's hash join does;
+	 * like it, it then computes nothing there (a key expression that would
+	 * fail on some outer row does not).
+	 */
+	if (gj->jointype != JOIN_ANTI && gj->table_empty)
+		gj->outer_done = true;
+}
+
+static void
+build(GpuJoinState *gj)
+{
+	ght_stats	st;
+
 	gj->stats.ran = true;
 	if (gj->shared != NULL)
 		gpuhash_join_build_shared(gj);
 	else
 		build_local(gj);
 	gj->built = true;
+	ght_table_brief(gj->table->ptr, &st);
+	gj->table_empty = st.rows == 0;
 
 	/* the outer batch: columns, keys, and per-row flags */
 	gpuhash_store_init(&gj->outer, gj->batch_cxt,

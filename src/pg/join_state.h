@@ -107,6 +107,7 @@ typedef struct GpuJoinState
 	uint64		nkeys;
 	uint32	   *key_row;		/* anti: batch row of each key */
 	bool		outer_done;
+	bool		table_empty;	/* the build holds no row */
 
 	GpuJoinEmit emit;
 	GpuhashRes *probe;
