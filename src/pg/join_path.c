@@ -294,28 +294,9 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	}
 }
 
-/*
- * The child plan, returning expr as a column: as it is when it does
- * already, else with expr added to its target list (through a Result node
- * when it cannot project).
- */
-static Plan *
-with_key_column(Plan *plan, Expr *expr)
-{
-	List	   *tlist;
-	ListCell   *lc;
-
-	foreach(lc, plan->targetlist)
-		if (equal(lfirst_node(TargetEntry, lc)->expr, expr))
-			return plan;
-	tlist = list_copy(plan->targetlist);
-	tlist = lappend(tlist, makeTargetEntry(copyObject(expr), list_length(tlist) + 1, NULL, false));
-	return change_plan_targetlist(plan, tlist, plan->parallel_safe);
-}
-
-/* Attribute number of expr in a child plan's target list. */
+/* Attribute number of expr in a target list, 0 when it is not there. */
 static int
-tlist_position(List *tlist, Expr *expr)
+tlist_find(List *tlist, Expr *expr)
 {
 	ListCell   *lc;
 
@@ -326,8 +307,35 @@ tlist_position(List *tlist, Expr *expr)
 		if (equal(tle->expr, expr))
 			return tle->resno;
 	}
-	elog(ERROR, "gpuhash: join key not found in the child plan's target list");
 	return 0;
+}
+
+/*
+ * The child plan, returning expr as a column: as it is when it does
+ * already, else with expr added to its target list (through a Result node
+ * when it cannot project).
+ */
+static Plan *
+with_key_column(Plan *plan, Expr *expr)
+{
+	List	   *tlist;
+
+	if (tlist_find(plan->targetlist, expr) > 0)
+		return plan;
+	tlist = list_copy(plan->targetlist);
+	tlist = lappend(tlist, makeTargetEntry(copyObject(expr), list_length(tlist) + 1, NULL, false));
+	return change_plan_targetlist(plan, tlist, plan->parallel_safe);
+}
+
+/* Attribute number of expr in a child plan's target list. */
+static int
+tlist_position(List *tlist, Expr *expr)
+{
+	int			resno = tlist_find(tlist, expr);
+
+	if (resno == 0)
+		elog(ERROR, "gpuhash: join key not found in the child plan's target list");
+	return resno;
 }
 
 bool
