@@ -3,6 +3,15 @@
 
 say() { printf '\n== %s\n' "$*"; }
 
+# True when $PG_CONFIG runs and names the server headers and PGXS makefile
+# that a PGXS build reads.
+pg_build_files_present() {
+  local inc pgxs
+  inc=$("$PG_CONFIG" --includedir-server 2>/dev/null) || return 1
+  pgxs=$("$PG_CONFIG" --pgxs 2>/dev/null) || return 1
+  [ -f "$inc/postgres.h" ] && [ -f "$pgxs" ]
+}
+
 # Debian's PostgreSQL 15 server and headers, a C compiler and make, via
 # apt-get when missing (root only).  The CUDA toolkit is optional: it is used
 # from $CUDA_HOME (default /usr/local/cuda) when present.
@@ -14,8 +23,13 @@ ensure_deps() {
   { python3 -c 'import matplotlib' || /usr/bin/python3 -c 'import matplotlib'; } >/dev/null 2>&1 || missing+=(python3-matplotlib)
   if [ -z "${PG_CONFIG:-}" ]; then
     [ -x /usr/lib/postgresql/15/bin/postgres ] || missing+=(postgresql-15)
-    [ -x /usr/lib/postgresql/15/bin/pg_config ] || missing+=(postgresql-server-dev-15)
     export PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
+    # pg_config comes with the client package; the build needs what
+    # postgresql-server-dev-15 adds: the server headers and PGXS
+    pg_build_files_present || missing+=(postgresql-server-dev-15)
+  elif ! pg_build_files_present; then
+    echo "PG_CONFIG=$PG_CONFIG: no server headers (postgres.h) or PGXS; install that server's development files" >&2
+    return 1
   fi
   if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" != 0 ]; then
