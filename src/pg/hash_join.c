@@ -497,7 +497,13 @@ gpu_hash_join(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("gpu_hash_join must be called in the FROM clause with a column definition list"),
 				 errhint("Write SELECT * FROM gpu_hash_join(...) AS j(column type, ...).")));
-	InitMaterializedSRF(fcinfo, 0);
+	/*
+	 * The column definition list's descriptor is the executor's, which it
+	 * frees after the call: the result gets a copy of its own, or a second
+	 * call of the same scan (LATERAL, a correlated subquery) would free it
+	 * twice.
+	 */
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	st.tupstore = rsinfo->setResult;
 	st.outdesc = rsinfo->setDesc;
 

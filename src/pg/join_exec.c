@@ -816,6 +816,9 @@ exec_gpu_join(CustomScanState *node)
 	ProjectionInfo *proj = node->ss.ps.ps_ProjInfo;
 
 	ResetExprContext(econtext);
+	/* a shut-down parallel node has let go of its build (join_parallel.c) */
+	if (gj->shut_down)
+		return NULL;
 	if (gj->naggs > 0)
 	{
 		TupleTableSlot *slot = gpuhash_agg_exec(gj);
@@ -852,11 +855,18 @@ exec_gpu_join(CustomScanState *node)
 	}
 }
 
-/* Forget the build side (the next execution builds again). */
-static void
-drop_build(GpuJoinState *gj)
+/*
+ * Forget the build side (the next execution builds again).  This also lets
+ * go of everything that points into a shared build's block (the table handle
+ * over its image, the inner rows, the helper thread probing the image), so
+ * it comes before that block is freed or unmapped.
+ */
+void
+gpuhash_join_drop_build(GpuJoinState *gj)
 {
 	gpuhash_join_detach(gj);
+	if (gj->probe)
+		gpuhash_res_release(gj->probe);
 	gpuhash_join_reset_build_memory(gj);
 	memset(&gj->inner, 0, sizeof(gj->inner));
 	gj->inner_in_table = false;
@@ -883,6 +893,7 @@ rescan_gpu_join(CustomScanState *node)
 	PlanState  *inner = lsecond(node->custom_ps);
 
 	reset_outer(gj);
+	gj->shut_down = false;
 	if (gj->naggs > 0)
 		gpuhash_agg_rescan(gj);
 
@@ -895,16 +906,14 @@ rescan_gpu_join(CustomScanState *node)
 
 	/*
 	 * The table can be kept when the inner side cannot have changed; a
-	 * shared build is redone, since the parallel state is set up afresh.
+	 * shared build is redone, since the parallel state is set up afresh.  A
+	 * build already let go of (at shutdown, or when the leader's shared
+	 * memory was reinitialised) is redone too, so its inner plan starts over.
 	 */
 	if (inner->chgParam != NULL || gj->shared != NULL)
-	{
-		bool		ran = gj->built;
-
-		drop_build(gj);
-		if (ran && inner->chgParam == NULL)
-			ExecReScan(inner);
-	}
+		gpuhash_join_drop_build(gj);
+	if (!gj->built && inner->chgParam == NULL)
+		ExecReScan(inner);
 	if (outer->chgParam == NULL)
 		ExecReScan(outer);
 }

@@ -123,7 +123,13 @@ gpuhash_join_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coor
 	GpuJoinShared *sh = coordinate;
 	dsa_area   *area = node->ss.ps.state->es_query_dsa;
 
-	/* the previous round's workers are gone; only the leader is here */
+	/*
+	 * The previous round's workers are gone; only the leader is here.  Its
+	 * own rescan may not have run yet (it runs lazily when parameters
+	 * changed), so it lets go of the old build and barrier now, before both
+	 * are freed and reset.
+	 */
+	gpuhash_join_drop_build((GpuJoinState *) node);
 	if (area != NULL)
 	{
 		if (DsaPointerIsValid(sh->block))
@@ -144,7 +150,14 @@ gpuhash_join_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 	gj->nparticipants = gj->shared->nslots;
 }
 
-/* The leader keeps every participant's figures for EXPLAIN ANALYZE. */
+/*
+ * The last call that may touch the query's shared memory: a Gather unmaps it
+ * right after its children's shutdown, which comes before their End when a
+ * LIMIT or the executor stops early.  So everything that points into it goes
+ * here (the build, the barrier), the leader keeps every participant's
+ * figures for EXPLAIN ANALYZE, and until a rescan the node returns no more
+ * rows.  It may be called again; only the first call does anything.
+ */
 void
 gpuhash_join_shutdown(CustomScanState *node)
 {
@@ -153,6 +166,7 @@ gpuhash_join_shutdown(CustomScanState *node)
 	if (gj->shared == NULL)
 		return;
 	gpuhash_join_publish_stats(gj);
+	gpuhash_join_drop_build(gj);
 	if (!IsParallelWorker())
 	{
 		Size		bytes = gj->shared->nslots * sizeof(GpuJoinStats);
@@ -160,6 +174,8 @@ gpuhash_join_shutdown(CustomScanState *node)
 		gj->all_stats = MemoryContextAlloc(node->ss.ps.state->es_query_cxt, bytes);
 		memcpy(gj->all_stats, shared_stats(gj->shared), bytes);
 	}
+	gj->shared = NULL;
+	gj->shut_down = true;
 }
 
 void

@@ -140,7 +140,8 @@ typedef struct GpuJoinState
 	bool		agg_emitted;
 
 	/* parallel */
-	GpuJoinShared *shared;
+	GpuJoinShared *shared;		/* NULL when serial, and after shutdown */
+	bool		shut_down;		/* shared build let go of until a rescan */
 	bool		attached;
 	int			nparticipants;
 	GpuJoinStats *all_stats;	/* copied out at shutdown (leader) */
@@ -171,6 +172,7 @@ extern void gpuhash_join_build_table(GpuJoinState *gj, const void *keys, const v
 extern void *gpuhash_join_payload_array(GpuJoinState *gj, uint64 nkeys);
 extern ght_ctx *gpuhash_join_ctx(GpuJoinState *gj);
 extern void gpuhash_join_reset_build_memory(GpuJoinState *gj);
+extern void gpuhash_join_drop_build(GpuJoinState *gj);
 extern void gpuhash_join_start_overlap(GpuJoinState *gj, const void *image, uint64 image_bytes);
 
 /* agg_exec.c */
