@@ -4,12 +4,17 @@
  *
  * CUDA is initialised on first use in each backend, never in _PG_init or the
  * postmaster: a CUDA context does not survive fork.  Whether a GPU is usable
- * is found out once per backend and remembered, with the reason when it is
- * not, since asking again costs a driver round trip and gives the same answer.
+ * is found out once per backend, when something first runs on it, and
+ * remembered, with the reason when it is not, since asking again costs a
+ * driver round trip and gives the same answer.  Planning never asks the
+ * driver (gpuhash_gpu_usable).
  * Each backend keeps one core context per device for its whole life: a GPU
  * context costs device memory and tenths of a second to create.
  */
 #include "gpuhash_pg.h"
+
+#include <glob.h>
+#include <unistd.h>
 
 #include "access/xact.h"
 #include "funcapi.h"
@@ -155,14 +160,60 @@ gpu_context(bool required)
 }
 
 /*
- * Whether a GPU answers, without creating a context: the planner asks this
- * to cost a join, and a plan may never run.
+ * Whether CUDA_VISIBLE_DEVICES leaves no device to the process: set but
+ * empty, or naming a device number below zero first (CUDA then stops
+ * reading the list).
+ */
+static bool
+devices_hidden(void)
+{
+	const char *v = getenv("CUDA_VISIBLE_DEVICES");
+
+	if (v == NULL)
+		return false;
+	while (*v == ' ')
+		v++;
+	return *v == '\0' || *v == '-' || *v == ',';
+}
+
+/*
+ * Whether the NVIDIA driver's device nodes are there: what the driver needs
+ * before it can show CUDA a GPU.  A stat of a few files, with no CUDA call.
+ */
+static bool
+device_nodes_present(void)
+{
+	glob_t		g;
+	bool		found;
+
+	if (access("/dev/nvidiactl", F_OK) != 0)
+		return false;
+	found = glob("/dev/nvidia[0-9]*", GLOB_NOSORT, NULL, &g) == 0 && g.gl_pathc > 0;
+	globfree(&g);
+	return found;
+}
+
+/*
+ * Whether a GPU is worth planning for, without the CUDA driver.  The planner
+ * asks this of every join it considers, and initialising the driver to find
+ * out cost every new backend about 190 ms of planning on the H100 host
+ * (bench/NOTES.md, section 14), whether or not its plans ever used the GPU.
+ * So planning looks only at what costs nothing: the build, the device nodes
+ * and CUDA_VISIBLE_DEVICES, the same for every backend of the server.  The
+ * driver is asked when a plan first runs on the GPU (its time shows as the
+ * node's device setup); a backend that then found no usable GPU plans with
+ * that knowledge from then on, and its plans already made run on the CPU.
  */
 bool
 gpuhash_gpu_usable(void)
 {
-	probe_gpus();
-	return gpu_usable;
+	static int	likely = -1;
+
+	if (gpu_probed)
+		return gpu_usable;
+	if (likely < 0)
+		likely = ght_have_cuda() && !devices_hidden() && device_nodes_present();
+	return likely;
 }
 
 ght_ctx *
