@@ -47,7 +47,7 @@ enum
 };
 
 /* A GpuHashJoin path's custom_private holds this many entries. */
-#define GJ_PATH_PRIV_COUNT 6
+#define GJ_PATH_PRIV_COUNT 7
 
 extern bool gpuhash_enable_aggregate;
 extern bool gpuhash_is_join_path(Path *path);

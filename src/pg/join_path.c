@@ -180,12 +180,12 @@ parallel_divisor(int workers)
  */
 static void
 cost_gpu_join(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner,
-			  HashClause *hc, List *quals, double out_rows)
+			  HashClause *hc, List *quals, double out_rows, bool inner_split)
 {
 	QualCost	qc;
 	double		emitted = out_rows;
 
-	if (outer->parallel_aware && inner->parallel_aware)
+	if (inner_split)
 		emitted = out_rows / parallel_divisor(inner->parallel_workers);
 	cost_qual_eval(&qc, quals, root);
 	cp->path.rows = out_rows;
@@ -196,9 +196,17 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner,
 		emitted * (cpu_tuple_cost + qc.per_tuple);
 }
 
+/*
+ * A partial path makes one participant's share of its rows, whether or not
+ * its top node is parallel-aware: a Nested Loop over a Parallel Seq Scan is
+ * split as much as the scan.  When partial, the inner side is split like the
+ * outer one when inner_split, and every participant reads its share of it
+ * for the shared build; else one participant reads all of it.
+ */
 static CustomPath *
 make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExtraData *extra,
-		  HashClause *hc, Path *outer, Path *inner, ght_device dev, bool partial)
+		  HashClause *hc, Path *outer, Path *inner, ght_device dev, bool partial,
+		  bool inner_split)
 {
 	CustomPath *cp = makeNode(CustomPath);
 	double		rows = joinrel->rows;
@@ -227,11 +235,12 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 	}
 	if (partial)
 		rows = clamp_row_est(rows / parallel_divisor(cp->path.parallel_workers));
-	cost_gpu_join(root, cp, outer, inner, hc, quals, rows);
+	cost_gpu_join(root, cp, outer, inner, hc, quals, rows, partial && inner_split);
 
 	cp->custom_private = list_make5(hc->rinfo, hc->outer_expr, hc->inner_expr,
 									makeInteger(jointype), makeInteger(dev));
 	cp->custom_private = lappend(cp->custom_private, extra->restrictlist);
+	cp->custom_private = lappend(cp->custom_private, makeInteger(partial && inner_split));
 	return cp;
 }
 
@@ -274,7 +283,7 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		return;
 
 	add_path(joinrel, (Path *) make_path(root, joinrel, jointype, extra, &hc,
-										 outer, inner, dev, false));
+										 outer, inner, dev, false, false));
 
 	/*
 	 * Parallel: the outer side split among the participants; the inner side
@@ -290,7 +299,8 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		if (pouter->parallel_safe && pinner->parallel_safe &&
 			PATH_REQ_OUTER(pouter) == NULL && PATH_REQ_OUTER(pinner) == NULL)
 			add_partial_path(joinrel, (Path *) make_path(root, joinrel, jointype, extra, &hc,
-														 pouter, pinner, dev, true));
+														 pouter, pinner, dev, true,
+														 innerrel->partial_pathlist != NIL));
 	}
 }
 
@@ -373,6 +383,7 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 	JoinType	jointype = intVal(lfourth(best_path->custom_private));
 	ght_device	dev = intVal(list_nth(best_path->custom_private, 4));
 	List	   *restrictlist = list_nth(best_path->custom_private, 5);
+	bool		inner_split = intVal(list_nth(best_path->custom_private, 6)) != 0;
 	Plan	   *outer_plan = with_key_column(linitial(custom_plans), outer_expr);
 	Plan	   *inner_plan = with_key_column(lsecond(custom_plans), inner_expr);
 	Path	   *inner_path = lsecond(best_path->custom_paths);
@@ -420,7 +431,7 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 	}
 
 	/* a split inner side's rows are per participant */
-	if (inner_path->parallel_aware)
+	if (inner_split)
 		build_rows = inner_path->rows * parallel_divisor(inner_path->parallel_workers);
 
 	private = NIL;
@@ -431,7 +442,7 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 	private = lappend(private, makeInteger(inner_type));
 	private = lappend(private, makeInteger(ght_choose_method(dev, (uint64) build_rows, key_width, 0)));
 	private = lappend(private, makeInteger(dev));
-	private = lappend(private, makeInteger(best_path->path.parallel_aware && inner_path->parallel_aware));
+	private = lappend(private, makeInteger(inner_split));
 	/* "%.1f": a Float printed without a point would be read back as an Integer */
 	private = lappend(private, makeFloat(psprintf("%.1f", build_rows)));
 
