@@ -216,6 +216,13 @@ gpuhash_gpu_usable(void)
 	return likely;
 }
 
+/* Whether this backend has made its GPU context already. */
+bool
+gpuhash_gpu_context_ready(void)
+{
+	return gpu_ctx != NULL;
+}
+
 ght_ctx *
 gpuhash_current_ctx(void)
 {

@@ -61,6 +61,7 @@ extern ght_ctx *gpuhash_current_ctx(void);
 extern ght_ctx *gpuhash_cpu_ctx(void);
 /* Whether a GPU is usable (found out once per backend; creates no context). */
 extern bool gpuhash_gpu_usable(void);
+extern bool gpuhash_gpu_context_ready(void);
 /* Arm a context's per-call settings; each SQL call that uses one does so. */
 extern void gpuhash_apply_settings(ght_ctx *ctx);
 /* Bytes of hash-table memory a call may hold on ctx's device; 0 = no limit. */

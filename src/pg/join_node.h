@@ -15,6 +15,7 @@
 /* GUCs (join_path.c) */
 extern bool gpuhash_enable_join;
 extern double gpuhash_join_startup_cost;
+extern double gpuhash_device_setup_cost;
 extern double gpuhash_join_build_row_cost;
 extern double gpuhash_join_probe_row_cost;
 extern bool gpuhash_parallel_worker_gpu;

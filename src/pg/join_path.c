@@ -33,6 +33,7 @@
 
 bool		gpuhash_enable_join = true;
 double		gpuhash_join_startup_cost = 1000.0;
+double		gpuhash_device_setup_cost = 60000.0;
 double		gpuhash_join_build_row_cost = 0.01;
 double		gpuhash_join_probe_row_cost = 0.002;
 bool		gpuhash_parallel_worker_gpu = false;
@@ -180,16 +181,26 @@ parallel_divisor(int workers)
  */
 static void
 cost_gpu_join(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner,
-			  HashClause *hc, List *quals, double out_rows, bool inner_split)
+			  HashClause *hc, List *quals, double out_rows, bool inner_split,
+			  ght_device dev)
 {
 	QualCost	qc;
 	double		emitted = out_rows;
+	double		setup = 0.0;
+
+	/*
+	 * A session's first GPU join makes its device context (160-200 ms on
+	 * the H100 host, bench/NOTES.md section 14), which PostgreSQL's own plan
+	 * would not pay: until this backend has one, a GPU path carries it.
+	 */
+	if (dev == GHT_GPU && !gpuhash_gpu_context_ready())
+		setup = gpuhash_device_setup_cost;
 
 	if (inner_split)
 		emitted = out_rows / parallel_divisor(inner->parallel_workers);
 	cost_qual_eval(&qc, quals, root);
 	cp->path.rows = out_rows;
-	cp->path.startup_cost = gpuhash_join_startup_cost + inner->total_cost +
+	cp->path.startup_cost = gpuhash_join_startup_cost + setup + inner->total_cost +
 		inner->rows * (gpuhash_join_build_row_cost + key_cost(root, hc->inner_expr)) + qc.startup;
 	cp->path.total_cost = cp->path.startup_cost + outer->total_cost +
 		outer->rows * (gpuhash_join_probe_row_cost + key_cost(root, hc->outer_expr)) +
@@ -235,7 +246,7 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 	}
 	if (partial)
 		rows = clamp_row_est(rows / parallel_divisor(cp->path.parallel_workers));
-	cost_gpu_join(root, cp, outer, inner, hc, quals, rows, partial && inner_split);
+	cost_gpu_join(root, cp, outer, inner, hc, quals, rows, partial && inner_split, dev);
 
 	cp->custom_private = list_make5(hc->rinfo, hc->outer_expr, hc->inner_expr,
 									makeInteger(jointype), makeInteger(dev));
@@ -474,6 +485,15 @@ gpuhash_join_init(void)
 							 NULL,
 							 &gpuhash_join_startup_cost,
 							 1000.0, 0.0, DBL_MAX,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomRealVariable("gpuhash.device_setup_cost",
+							 "Planner's estimate of the cost of making a session's GPU context, "
+							 "added to GPU joins until the session has one.",
+							 NULL,
+							 &gpuhash_device_setup_cost,
+							 60000.0, 0.0, DBL_MAX,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
