@@ -1,6 +1,6 @@
 --
 -- Where PostgreSQL's own plan is faster, the planner keeps it with
--- gpuhash's default costs (bench/costs derives them): tiny joins, joins
+-- gpuhash's default costs: tiny joins, joins
 -- that an index answers, and joins under a LIMIT that needs few rows.  A
 -- large anti join beside them still takes the GpuHash node, so that the test
 -- can tell the two apart.
