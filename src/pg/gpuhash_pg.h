@@ -59,8 +59,9 @@ gpuhash_staging_bytes(void)
  */
 extern ght_ctx *gpuhash_current_ctx(void);
 extern ght_ctx *gpuhash_cpu_ctx(void);
-/* Whether a GPU is usable (found out once per backend; creates no context). */
+/* Whether a GPU is worth planning for (no CUDA call; see device.c). */
 extern bool gpuhash_gpu_usable(void);
+/* Whether this backend has made its GPU context. */
 extern bool gpuhash_gpu_context_ready(void);
 /* Arm a context's per-call settings; each SQL call that uses one does so. */
 extern void gpuhash_apply_settings(ght_ctx *ctx);
