@@ -32,7 +32,8 @@ GPUHASH_CUDA_ARCHS ?= 70 75 80 86 89 90
 CORE_C   = $(filter-out src/core/gpu_stub.c,$(wildcard src/core/*.c))
 CORE_CU  = $(wildcard src/core/*.cu)
 CORE_H   = $(wildcard src/core/*.h)
-PG_SRC   = $(wildcard src/pg/*.c)
+PG_WINGS = common api plan exec
+PG_SRC   = $(foreach w,$(PG_WINGS),$(wildcard src/pg/$(w)/*.c))
 OBJS     = $(PG_SRC:.c=.o) $(CORE_C:.c=.o)
 
 HAVE_NVCC := $(shell test -x "$(NVCC)" && echo yes)
@@ -53,7 +54,7 @@ CUDA_LIB   =
 CUDA_LINK  =
 endif
 
-PG_CPPFLAGS = -Isrc/core -Isrc/pg
+PG_CPPFLAGS = -Isrc/core $(foreach w,$(PG_WINGS),-Isrc/pg/$(w))
 SHLIB_LINK += $(CUDA_LINK) -Wl,--exclude-libs,ALL -Wl,--version-script=src/gpuhash.map
 
 # A server without its LLVM toolchain installed (e.g. the GPU host's unpacked
@@ -65,7 +66,7 @@ endif
 include $(PGXS)
 
 $(shlib): $(CUDA_LIB) src/gpuhash.map
-$(OBJS): $(CORE_H) $(wildcard src/pg/*.h)
+$(OBJS): $(CORE_H) $(foreach w,$(PG_WINGS),$(wildcard src/pg/$(w)/*.h))
 
 build/cuda/%.o: src/core/%.cu $(CORE_H)
 	@mkdir -p build/cuda

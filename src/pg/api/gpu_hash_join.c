@@ -1,5 +1,5 @@
 /*
- * hash_join.c - gpu_hash_join(build_query, probe_query, join_type, method).
+ * gpu_hash_join.c - gpu_hash_join(build_query, probe_query, join_type, method).
  *
  * The build query's rows are collected whole and turned into one static
  * table whose payloads are build row numbers.  The probe query's rows are
