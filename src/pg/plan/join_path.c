@@ -34,12 +34,17 @@
 #include "optimizer/restrictinfo.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
+#include "access/htup_details.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_class.h"
+#include "parser/parsetree.h"
 
 #include "join_node.h"
 
 bool		gpuhash_enable_join = true;
 double		gpuhash_join_startup_cost = 1000.0;
-double		gpuhash_device_setup_cost = 0.0;
+double		gpuhash_device_setup_cost = 30000.0;
 double		gpuhash_join_build_row_cost = 0.01;
 double		gpuhash_join_probe_row_cost = 0.002;
 bool		gpuhash_parallel_worker_gpu = false;
@@ -178,6 +183,43 @@ parallel_divisor(int workers)
 }
 
 /*
+ * Whether the executor side will read this input straight from the heap
+ * (heap_reader.c): a Seq Scan of a heap table with no quals, whose key is a
+ * plain column.  Such rows never pass through the Seq Scan node, so the
+ * executor's cost per row, which the scan's path counts, is not paid; any
+ * other input's rows are copied into the node's batches as they arrive,
+ * which costs what PostgreSQL charges a Material node for keeping a row.
+ */
+static bool
+read_directly(PlannerInfo *root, Path *p, Expr *key)
+{
+	RelOptInfo *rel = p->parent;
+	RangeTblEntry *rte;
+	HeapTuple	tup;
+	bool		heap;
+
+	if (!gpuhash_direct_scan || p->pathtype != T_SeqScan || !IsA(key, Var) ||
+		rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION ||
+		rel->baserestrictinfo != NIL || p->param_info != NULL)
+		return false;
+	rte = planner_rt_fetch(rel->relid, root);
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(rte->relid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	heap = ((Form_pg_class) GETSTRUCT(tup))->relam == HEAP_TABLE_AM_OID;
+	ReleaseSysCache(tup);
+	return heap;
+}
+
+static double
+input_row_cost(PlannerInfo *root, Path *p, Expr *key)
+{
+	if (read_directly(root, p, key))
+		return -cpu_tuple_cost;
+	return 2.0 * cpu_operator_cost;
+}
+
+/*
  * Emitting a row costs what it costs PostgreSQL's hash join.  When both
  * sides are split among the participants, PostgreSQL counts the rows a
  * parallel hash join emits from the per-participant sizes of both sides,
@@ -186,13 +228,15 @@ parallel_divisor(int workers)
  * that do differ, building and probing.
  */
 static void
-cost_gpu_join(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner,
+cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer, Path *inner,
 			  HashClause *hc, List *quals, double out_rows, bool inner_split,
 			  ght_device dev)
 {
 	QualCost	qc;
 	double		emitted = out_rows;
 	double		setup = 0.0;
+	double		build_rows = inner->rows;
+	double		matches;
 
 	/*
 	 * A session's first GPU join makes its device context (160-200 ms on
@@ -203,14 +247,31 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner,
 		setup = gpuhash_device_setup_cost;
 
 	if (inner_split)
+	{
 		emitted = out_rows / parallel_divisor(inner->parallel_workers);
+		build_rows = inner->rows * parallel_divisor(inner->parallel_workers);
+	}
+
+	/*
+	 * The other join clauses are tested on every pair the hash key matches,
+	 * not only on the rows they let through (a subplan in them runs once a
+	 * pair); a semi or anti join stops at an outer row's first match.
+	 */
 	cost_qual_eval(&qc, quals, root);
+	matches = outer->rows * build_rows *
+		clause_selectivity(root, (Node *) hc->rinfo, 0, JOIN_INNER, NULL);
+	if (jointype != JOIN_INNER)
+		matches = Min(matches, outer->rows);
+	matches = Max(matches, out_rows);
+
 	cp->path.rows = out_rows;
 	cp->path.startup_cost = gpuhash_join_startup_cost + setup + inner->total_cost +
-		inner->rows * (gpuhash_join_build_row_cost + key_cost(root, hc->inner_expr)) + qc.startup;
+		inner->rows * (gpuhash_join_build_row_cost + key_cost(root, hc->inner_expr) +
+					   input_row_cost(root, inner, hc->inner_expr)) + qc.startup;
 	cp->path.total_cost = cp->path.startup_cost + outer->total_cost +
-		outer->rows * (gpuhash_join_probe_row_cost + key_cost(root, hc->outer_expr)) +
-		emitted * (cpu_tuple_cost + qc.per_tuple);
+		outer->rows * (gpuhash_join_probe_row_cost + key_cost(root, hc->outer_expr) +
+					   input_row_cost(root, outer, hc->outer_expr)) +
+		matches * qc.per_tuple + emitted * cpu_tuple_cost;
 }
 
 /*
@@ -252,7 +313,7 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 	}
 	if (partial)
 		rows = clamp_row_est(rows / parallel_divisor(cp->path.parallel_workers));
-	cost_gpu_join(root, cp, outer, inner, hc, quals, rows, partial && inner_split, dev);
+	cost_gpu_join(root, cp, jointype, outer, inner, hc, quals, rows, partial && inner_split, dev);
 
 	cp->custom_private = list_make5(hc->rinfo, hc->outer_expr, hc->inner_expr,
 									makeInteger(jointype), makeInteger(dev));
@@ -499,7 +560,7 @@ gpuhash_join_init(void)
 							 "added to GPU joins until the session has one.",
 							 NULL,
 							 &gpuhash_device_setup_cost,
-							 0.0, 0.0, DBL_MAX,
+							 30000.0, 0.0, DBL_MAX,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
