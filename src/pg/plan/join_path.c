@@ -216,6 +216,8 @@ input_row_cost(PlannerInfo *root, Path *p, Expr *key)
 {
 	if (read_directly(root, p, key))
 		return -cpu_tuple_cost;
+	if (read_directly(root, p, (Expr *) makeVar(1, 1, INT4OID, -1, InvalidOid, 0)))
+		return 0.0;
 	return 2.0 * cpu_operator_cost;
 }
 
