@@ -8,15 +8,12 @@
  * The path reads the inner relation whole and hashes it (on the GPU, or the
  * CPU twin), then streams the outer relation through it in batches.  In a
  * parallel plan the outer side is split among the workers and all of them
- * share one build (join_parallel.c).  Its cost is the inner input, a cost
- * per build row and per probe row, and a fixed startup cost, so that it
- * loses to an index nested loop when few outer rows need few lookups.
- * bench/costs derives these settings from measured times (bench/NOTES.md,
- * section 14).  Its values (startup 1500, build 0, probe 0, device setup
- * 30000 until a session has its context) were the defaults for one run on
- * the H100 host, where they lost W4 and W5 their speedups (a worse plan for
- * one, PostgreSQL's for the other), so the defaults are still the earlier
- * hand-set ones and device setup is not charged unless asked for.
+ * share one build (join_parallel.c).  Its cost is its inputs' costs, a
+ * fixed startup cost, a cost per build and per probe row, a correction per
+ * input row for how the node gets it (read_directly, input_row_cost), and
+ * a session's first GPU context, so that it loses to an index nested loop
+ * when few outer rows need few lookups and to PostgreSQL's hash join over
+ * rows the node would only copy (bench/NOTES.md, sections 14 and 15).
  */
 #include "gpuhash_pg.h"
 
