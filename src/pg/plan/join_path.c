@@ -10,7 +10,7 @@
  * parallel plan the outer side is split among the workers and all of them
  * share one build (join_parallel.c).  Its cost is its inputs' costs, a
  * fixed startup cost, a cost per build and per probe row, a correction per
- * input row for how the node gets it (read_directly, input_row_cost), and
+ * input row for how the node gets it (input_row_cost), and
  * a session's first GPU context, so that it loses to an index nested loop
  * when few outer rows need few lookups and to PostgreSQL's hash join over
  * rows the node would only copy (bench/NOTES.md, sections 14 and 15).
@@ -182,20 +182,20 @@ parallel_divisor(int workers)
 /*
  * Whether the executor side will read this input straight from the heap
  * (heap_reader.c): a Seq Scan of a heap table with no quals, whose key is a
- * plain column.  Such rows never pass through the Seq Scan node, so the
+ * plain column (plain_heap_scan).  Such rows never pass through the Seq Scan node, so the
  * executor's cost per row, which the scan's path counts, is not paid; any
  * other input's rows are copied into the node's batches as they arrive,
  * which costs what PostgreSQL charges a Material node for keeping a row.
  */
 static bool
-read_directly(PlannerInfo *root, Path *p, Expr *key)
+plain_heap_scan(PlannerInfo *root, Path *p)
 {
 	RelOptInfo *rel = p->parent;
 	RangeTblEntry *rte;
 	HeapTuple	tup;
 	bool		heap;
 
-	if (!gpuhash_direct_scan || p->pathtype != T_SeqScan || !IsA(key, Var) ||
+	if (p->pathtype != T_SeqScan ||
 		rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION ||
 		rel->baserestrictinfo != NIL || p->param_info != NULL)
 		return false;
@@ -211,11 +211,11 @@ read_directly(PlannerInfo *root, Path *p, Expr *key)
 static double
 input_row_cost(PlannerInfo *root, Path *p, Expr *key)
 {
-	if (read_directly(root, p, key))
+	if (!plain_heap_scan(root, p))
+		return 2.0 * cpu_operator_cost;
+	if (gpuhash_direct_scan && IsA(key, Var))
 		return -cpu_tuple_cost;
-	if (read_directly(root, p, (Expr *) makeVar(1, 1, INT4OID, -1, InvalidOid, 0)))
-		return 0.0;
-	return 2.0 * cpu_operator_cost;
+	return 0.0;				/* the scan projects the key: read as usual */
 }
 
 /*
