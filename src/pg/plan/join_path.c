@@ -179,14 +179,7 @@ parallel_divisor(int workers)
 	return divisor;
 }
 
-/*
- * Whether the executor side will read this input straight from the heap
- * (heap_reader.c): a Seq Scan of a heap table with no quals, whose key is a
- * plain column (plain_heap_scan).  Such rows never pass through the Seq Scan node, so the
- * executor's cost per row, which the scan's path counts, is not paid; any
- * other input's rows are copied into the node's batches as they arrive,
- * which costs what PostgreSQL charges a Material node for keeping a row.
- */
+/* A Seq Scan of a heap table with no quals and no parameters. */
 static bool
 plain_heap_scan(PlannerInfo *root, Path *p)
 {
@@ -208,6 +201,13 @@ plain_heap_scan(PlannerInfo *root, Path *p)
 	return heap;
 }
 
+/*
+ * The node reads a plain heap scan whose key is a column straight from the
+ * heap (heap_reader.c): its rows never pass through the Seq Scan node, so
+ * the executor's cost per row, which the scan's path counts, is not paid.
+ * Any other input's rows are copied into the node's batches as they arrive,
+ * which costs what PostgreSQL charges a Material node for keeping a row.
+ */
 static double
 input_row_cost(PlannerInfo *root, Path *p, Expr *key)
 {
