@@ -1522,14 +1522,17 @@ main(int argc, char **argv)
 		{
 			const test_case *tc = &cases[i];
 
-			if (tc->needs_gpu && d == 0)
-				continue;
-			for (int m = GHT_CUCKOO; m <= GHT_LINEAR; m++)
+			for (int m = GHT_CUCKOO; m <= GHT_HOPSCOTCH; m++)
 				for (int kw = 4; kw <= 8; kw += 4)
 					for (int pw = 4; pw <= 8; pw += 4)
 					{
-						config		c = {ctx, d == 0 ? "cpu" : "gpu", (ght_method) m, kw, pw, 0, 0, 0};
+						/* hopscotch tables are always mutable */
+						config		c = {ctx, d == 0 ? "cpu" : "gpu", (ght_method) m, kw, pw,
+							m == GHT_HOPSCOTCH ? GHT_BUILD_MUTABLE : 0, 0, 0};
 
+						/* on the CPU only hopscotch runs mixed batches (in threads) */
+						if (tc->needs_gpu && d == 0 && m != GHT_HOPSCOTCH)
+							continue;
 						if (tc->once && (m != GHT_CUCKOO || kw != 4 || pw != 4))
 							continue;
 						run_case(tc, &c);
