@@ -301,6 +301,8 @@ ght_gpu_insert(ght_table *t, const void *keys, const void *payloads, uint64_t n)
 		dmem		dk(ctx),
 					dp(ctx);
 
+		if (t->opts.method == GHT_HOPSCOTCH)
+			return gpu_hop_insert(t, keys, payloads, n);
 		GTRY(make_room(t, n));
 		GTRY(gpu_upload(ctx, dk, keys, n * (size_t) t->opts.key_width, 0));
 		GTRY(gpu_upload(ctx, dp, payloads, n * (size_t) t->opts.payload_width, 0));
@@ -318,6 +320,8 @@ ght_gpu_delete(ght_table *t, const void *keys, uint64_t n, uint64_t *removed)
 		dmem		dk(ctx),
 					cd(ctx);
 
+		if (t->opts.method == GHT_HOPSCOTCH)
+			return gpu_hop_delete(t, keys, n, removed);
 		GTRY(gpu_upload(ctx, dk, keys, n * (size_t) t->opts.key_width, 0));
 		GTRY(cd.alloc(sizeof(list_counters)));
 		GCHECK(ctx, cudaMemsetAsync(cd.p, 0, sizeof(list_counters), st));
@@ -348,6 +352,8 @@ ght_gpu_mixed_batch(ght_table *t, const uint8_t *ops, const void *keys,
 					cd(ctx);
 		uint64_t	inserted = 0;
 
+		if (t->opts.method == GHT_HOPSCOTCH)
+			return gpu_hop_mixed_batch(t, ops, keys, payloads, n, found);
 		for (uint64_t i = 0; i < n; i++)
 			inserted += ops[i] == 0;
 		GTRY(make_room(t, n));
