@@ -604,14 +604,14 @@ gpu_hop_insert(ght_table *t, const void *keys, const void *payloads, uint64_t n)
 }
 
 ght_status
-gpu_hop_delete(ght_table *t, const void *keys, uint64_t n, uint64_t *removed)
+gpu_hop_delete(ght_table *t, const void *keys, uint64_t n, uint64_t *removed, int on_device)
 {
 	ght_ctx    *ctx = t->ctx;
 	cudaStream_t st = gctx(ctx)->stream[0];
 	dmem		dk(ctx);
 	hop_batch	b(ctx);
 
-	GTRY(gpu_upload(ctx, dk, keys, n * (size_t) t->opts.key_width, 0));
+	GTRY(gpu_upload(ctx, dk, keys, n * (size_t) t->opts.key_width, on_device));
 	GTRY(b.init(ctx, 0, t->opts.key_width));
 	if (t->opts.key_width == 4)
 		hop_delete_kernel<uint32_t><<<grid_for(n, 256), 256, 0, st>>>(t->ix, dk.as<uint32_t>(), n,

@@ -310,30 +310,41 @@ ght_gpu_insert(ght_table *t, const void *keys, const void *payloads, uint64_t n)
 	})
 }
 
+/* Delete n keys already on the device (ght_gpu_delete, and the benchmark). */
+ght_status
+ght_gpu_delete_device(ght_table *t, const void *dkeys, uint64_t n, uint64_t *removed)
+{
+	ght_ctx    *ctx = t->ctx;
+	cudaStream_t st = gctx(ctx)->stream[0];
+	dmem		cd(ctx);
+
+	if (t->opts.method == GHT_HOPSCOTCH)
+		return gpu_hop_delete(t, dkeys, n, removed, 1);
+	GTRY(cd.alloc(sizeof(list_counters)));
+	GCHECK(ctx, cudaMemsetAsync(cd.p, 0, sizeof(list_counters), st));
+	if (t->opts.key_width == 4)
+		list_delete_kernel<uint32_t><<<grid_for(n, 256), 256, 0, st>>>(t->ix, (const uint32_t *) dkeys, n,
+																	   cd.as<list_counters>());
+	else
+		list_delete_kernel<uint64_t><<<grid_for(n, 256), 256, 0, st>>>(t->ix, (const uint64_t *) dkeys, n,
+																	   cd.as<list_counters>());
+	GLAUNCH(ctx, "list_delete_kernel");
+	GCHECK(ctx, cudaStreamSynchronize(st));
+	return take_counters(t, cd, 0, removed);
+}
+
 extern "C" ght_status
 ght_gpu_delete(ght_table *t, const void *keys, uint64_t n, uint64_t *removed)
 {
 	ght_ctx    *ctx = t->ctx;
 
 	GPU_ENTRY(ctx, {
-		cudaStream_t st = gctx(ctx)->stream[0];
-		dmem		dk(ctx),
-					cd(ctx);
+		dmem		dk(ctx);
 
 		if (t->opts.method == GHT_HOPSCOTCH)
-			return gpu_hop_delete(t, keys, n, removed);
+			return gpu_hop_delete(t, keys, n, removed, 0);
 		GTRY(gpu_upload(ctx, dk, keys, n * (size_t) t->opts.key_width, 0));
-		GTRY(cd.alloc(sizeof(list_counters)));
-		GCHECK(ctx, cudaMemsetAsync(cd.p, 0, sizeof(list_counters), st));
-		if (t->opts.key_width == 4)
-			list_delete_kernel<uint32_t><<<grid_for(n, 256), 256, 0, st>>>(t->ix, dk.as<uint32_t>(), n,
-																		   cd.as<list_counters>());
-		else
-			list_delete_kernel<uint64_t><<<grid_for(n, 256), 256, 0, st>>>(t->ix, dk.as<uint64_t>(), n,
-																		   cd.as<list_counters>());
-		GLAUNCH(ctx, "list_delete_kernel");
-		GCHECK(ctx, cudaStreamSynchronize(st));
-		return take_counters(t, cd, 0, removed);
+		return ght_gpu_delete_device(t, dk.p, n, removed);
 	})
 }
 
