@@ -240,6 +240,24 @@ displace(const ght_index *ix, uint64_t *f)
 	return 0;
 }
 
+/*
+ * No room for k near its home: but inserts of one new key from several
+ * threads each claim a slot until one of them publishes the key, and those
+ * claims may have used up the room; so look once more before the row is set
+ * aside for a larger table (1).
+ */
+static int
+add_late(const ght_index *ix, uint64_t k, uint64_t h, uint32_t node, hop_counters *c)
+{
+	uint64_t	w,
+				rec = find_rec(ix, k, h, &w);
+
+	if (rec == GHT_HOP_FREE)
+		return 1;
+	push(ix, rec, node, c);
+	return 0;
+}
+
 /* Insert row `node` (payload already written) under key k: 0, or 1 when it
  * found no room and must be retried in a larger table. */
 static int
@@ -256,13 +274,13 @@ insert_one(const ght_index *ix, uint64_t k, uint32_t node, hop_counters *c)
 		return 0;
 	}
 	if (!claim_free(ix, h, &f))
-		return 1;
+		return add_late(ix, k, h, node, c);
 	while (((f - h) & ix->mask) >= GHT_HOP_H)
 	{
 		if (!displace(ix, &f))
 		{
 			ref_store(ix, f, GHT_HOP_FREE);
-			return 1;
+			return add_late(ix, k, h, node, c);
 		}
 	}
 	__atomic_store_n(&ix->next[node], GHT_NIL, __ATOMIC_RELAXED);

@@ -120,6 +120,25 @@ hop_displace(const ght_index &ix, uint64_t *f)
 	return false;
 }
 
+/*
+ * No room for k near its home: but when many threads insert one new key at
+ * once, each claims a slot of its own until one of them publishes the key,
+ * and the claims may have used up the room; so look once more before the
+ * row is set aside for a larger table.
+ */
+template <typename KT>
+__device__ bool
+hop_add_late(const ght_index &ix, KT k, uint64_t h, uint32_t node, hop_counters *c)
+{
+	uint64_t	w,
+				rec = hop_find_rec<KT>(ix, k, h, &w);
+
+	if (rec == GHT_HOP_FREE)
+		return false;
+	hop_push(ix, rec, node, c);
+	return true;
+}
+
 /* Insert row `node` (payload written) under k; false when it found no room. */
 template <typename KT>
 __device__ bool
@@ -138,13 +157,13 @@ hop_insert_one(const ght_index &ix, KT k, uint32_t node, hop_counters *c)
 		return true;
 	}
 	if (!hop_claim_free<KT>(ix, h, &f))
-		return false;
+		return hop_add_late<KT>(ix, k, h, node, c);
 	while (((f - h) & ix.mask) >= GHT_HOP_H)
 	{
 		if (!hop_displace<KT>(ix, &f))
 		{
 			st_volatile(&s[f].ref, (decltype(s[f].ref)) GHT_HOP_FREE);
-			return false;
+			return hop_add_late<KT>(ix, k, h, node, c);
 		}
 	}
 	ix.next[node] = GHT_NIL;
