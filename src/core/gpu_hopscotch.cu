@@ -578,6 +578,10 @@ hop_add(ght_table *t, const void *dkeys, const void *dpay, int in_width, int row
 	cudaStream_t st = gctx(ctx)->stream[0];
 	hop_batch	b(ctx);
 
+	/* a batch is one kernel: stop before it (not in the regrowth after it,
+	 * which would lose the rows it set aside) */
+	if (depth == 0 && ght_interrupted(ctx))
+		return GHT_ERR_INTERRUPTED;
 	GTRY(b.init(ctx, n, t->opts.key_width));
 	if (t->opts.key_width == 4)
 		hop_insert_kernel<uint32_t><<<grid_for(n, 256), 256, 0, st>>>(t->ix, (const uint32_t *) dkeys, dpay, in_width,
