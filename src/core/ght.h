@@ -37,7 +37,8 @@
  *               and also grows when a neighbourhood is full.
  *   GHT_AUTO    chooses by measured speed, each method at its default load:
  *               linear on the CPU, on the GPU cuckoo below 2^21 keys and
- *               linear from there (see ght_choose_method).
+ *               linear from there; mutable tables linear for now (see
+ *               ght_choose_method).
  *
  * The same layouts and algorithms exist on the CPU (C) and the GPU (CUDA).
  * Given the same input, both give the same answers in the same order, except
@@ -314,7 +315,7 @@ ght_status	ght_probe_next(ght_probe *p, uint64_t max_pairs,
 void		ght_probe_end(ght_probe *p);
 
 /* ---------------------------------------------------------------------------
- * Updates (linear tables built with GHT_BUILD_MUTABLE).
+ * Updates (linear tables built with GHT_BUILD_MUTABLE, and hopscotch tables).
  * ------------------------------------------------------------------------- */
 
 /* Add n rows; the table grows (rehashes) first when they might not fit. */
