@@ -403,7 +403,18 @@ static inline int
 find_any(const ght_table *t, const void *keys, uint64_t i, uint64_t n, uint64_t *ref)
 {
 	if (t->ix.method == GHT_HOPSCOTCH)
+	{
+		/* the home word is the first of the lookup's dependent misses */
+		if (i + PROBE_PREFETCH_AHEAD < n)
+		{
+			uint64_t	a = i + PROBE_PREFETCH_AHEAD;
+			uint32_t	h = W32(t) ? ght_hash_k32(((const uint32_t *) keys)[a], t->ix.seed)
+				: ght_hash_k64(((const uint64_t *) keys)[a], t->ix.seed);
+
+			__builtin_prefetch(&t->ix.hop[ght_hop_home(h, t->ix.mask)]);
+		}
 		return cpu_hop_find(&t->ix, W32(t) ? ((const uint32_t *) keys)[i] : ((const uint64_t *) keys)[i], ref);
+	}
 	if (W32(t))
 	{
 		const uint32_t *k = keys;
