@@ -1,8 +1,9 @@
 /*
  * cpubench.c - build and lookup throughput of the core tables on the CPU
  * (one thread), each method at its default load, for the sizes given; the
- * numbers behind ght_choose_method's CPU rule.  Prints a table and, with
- * --csv FILE, writes it.
+ * numbers behind ght_choose_method's CPU rule.  The mutable tables (linear
+ * probing and hopscotch) also delete every key of a second build.  Prints a
+ * table and, with --csv FILE, writes it.
  *
  * Usage: cpubench [--csv FILE] [--min-log2 N] [--max-log2 N]
  */
@@ -49,8 +50,10 @@ main(int argc, char **argv)
 	if (ght_ctx_create(GHT_CPU, 0, &ctx, why, sizeof(why)) != GHT_OK)
 		return 1;
 	if (csv)
-		fprintf(csv, "method,log2_keys,build_mkeys_per_s,lookup_hit100_mkeys_per_s,lookup_hit0_mkeys_per_s,bytes_per_key\n");
-	printf("%-7s %-8s %12s %14s %14s %10s\n", "method", "keys", "build Mk/s", "hit 100% Mk/s", "hit 0% Mk/s", "B/key");
+		fprintf(csv, "method,log2_keys,build_mkeys_per_s,lookup_hit100_mkeys_per_s,lookup_hit0_mkeys_per_s,bytes_per_key,"
+				"delete_mkeys_per_s\n");
+	printf("%-11s %-8s %12s %14s %14s %10s %12s\n", "method", "keys", "build Mk/s", "hit 100% Mk/s", "hit 0% Mk/s",
+		   "B/key", "delete Mk/s");
 	for (int l2 = lo; l2 <= hi; l2++)
 	{
 		uint64_t	n = (uint64_t) 1 << l2;
@@ -63,19 +66,25 @@ main(int argc, char **argv)
 			keys[i] = ght_fmix32((uint32_t) i);
 			miss[i] = ght_fmix32((uint32_t) (i + n));
 		}
-		for (int m = GHT_CUCKOO; m <= GHT_LINEAR; m++)
+		/* cuckoo, linear, mutable linear, hopscotch (always mutable) */
+		for (int v = 0; v < 4; v++)
 		{
+			ght_method	m = v == 0 ? GHT_CUCKOO : v == 3 ? GHT_HOPSCOTCH : GHT_LINEAR;
+			int			mut = v >= 2;
+			const char *name = v == 2 ? "linear_mut" : ght_method_name(m);
 			ght_build_opts o;
 			ght_table  *t;
 			ght_stats	st;
+			uint64_t	removed = 0;
 			double		t0,
 						tb,
 						th,
-						tm;
+						tm,
+						td = 0;
 
 			ght_build_opts_init(&o, 4, 4);
-			o.method = (ght_method) m;
-			o.flags = GHT_BUILD_ROWNUM_PAYLOAD;
+			o.method = m;
+			o.flags = GHT_BUILD_ROWNUM_PAYLOAD | (mut ? GHT_BUILD_MUTABLE : 0);
 			t0 = now();
 			if (ght_build(ctx, &o, keys, NULL, n, 0, &t) != GHT_OK)
 				return 1;
@@ -87,11 +96,22 @@ main(int argc, char **argv)
 			ght_contains(t, miss, n, out);
 			tm = now() - t0;
 			ght_table_stats(t, &st);
-			printf("%-7s 2^%-6d %12.1f %14.1f %14.1f %10.2f\n", ght_method_name(m), l2,
-				   n / tb / 1e6, n / th / 1e6, n / tm / 1e6, (double) st.bytes / n);
+			if (mut)
+			{
+				ght_table_free(t);
+				if (ght_build(ctx, &o, keys, NULL, n, 0, &t) != GHT_OK)
+					return 1;
+				t0 = now();
+				if (ght_delete(t, keys, n, &removed) != GHT_OK || removed != n)
+					return 1;
+				td = now() - t0;
+			}
+			printf("%-11s 2^%-6d %12.1f %14.1f %14.1f %10.2f %12.1f\n", name, l2,
+				   n / tb / 1e6, n / th / 1e6, n / tm / 1e6, (double) st.bytes / n, td > 0 ? n / td / 1e6 : 0);
 			if (csv)
-				fprintf(csv, "%s,%d,%.2f,%.2f,%.2f,%.3f\n", ght_method_name(m), l2,
-						n / tb / 1e6, n / th / 1e6, n / tm / 1e6, (double) st.bytes / n);
+				fprintf(csv, "%s,%d,%.2f,%.2f,%.2f,%.3f,%.2f\n", name, l2,
+						n / tb / 1e6, n / th / 1e6, n / tm / 1e6, (double) st.bytes / n,
+						td > 0 ? n / td / 1e6 : 0);
 			ght_table_free(t);
 		}
 		free(keys);

@@ -13,8 +13,10 @@
  * value written, one 32-byte sector of table per lookup) over their time, as
  * a fraction of a device-to-device copy measured at the start.
  *
- * Usage: kbench [--quick] [--trace] [--csv FILE] [--min-log2 N] [--max-log2 N]
+ * Usage: kbench [--quick] [--trace] [--hopscotch] [--csv FILE] [--min-log2 N] [--max-log2 N]
  *   --trace: phase times of single builds (GHT_TRACE) instead of the sweep
+ *   --hopscotch: the mutable tables instead (bench_mutable below): hopscotch
+ *     beside mutable linear probing, at 2^--max-log2 slots (2^24 unless given)
  */
 #include "gpu_internal.cuh"
 
@@ -255,6 +257,106 @@ bench_table(ght_ctx *ctx, const char *name, ght_method m, int group, int layout,
 	CK(cudaFree(out));
 }
 
+/*
+ * A mutable table (mutable linear probing or hopscotch) of 2^log2n slots at
+ * a load: "insert" is a build from keys on the device into an empty table of
+ * that size (allocation included), "delete" deletes every key of a freshly
+ * built table (keys on the device), "lookup" looks up every key (hit 100 %)
+ * or as many keys that are not there (hit 0 %).  Median of reps; a rebuild
+ * before each timed delete is not timed.  load and attempts are the table's
+ * own after the build: a hopscotch table that doubled shows it there.
+ */
+template <typename KT>
+static void
+bench_mutable(ght_ctx *ctx, const char *name, ght_method m, int log2n, double load, int reps)
+{
+	uint64_t	n = (uint64_t) (load * ((uint64_t) 1 << log2n));
+	KT		   *keys,
+			   *vals,
+			   *probe,
+			   *out;
+	ght_build_opts o;
+	ght_table  *t = NULL;
+	ght_stats	st;
+	double		ms;
+	cudaStream_t s0 = gctx(ctx)->stream[0];
+	std::vector<float> del;
+
+	CK(cudaMalloc(&keys, n * sizeof(KT)));
+	CK(cudaMalloc(&vals, n * sizeof(KT)));
+	CK(cudaMalloc(&probe, n * sizeof(KT)));
+	CK(cudaMalloc(&out, n * sizeof(KT)));
+	gen_keys<KT><<<grid_for(n, 256), 256>>>(keys, n, 0, 101, 0);
+	gen_vals<KT><<<grid_for(n, 256), 256>>>(vals, n);
+	CK(cudaDeviceSynchronize());
+
+	ght_build_opts_init(&o, sizeof(KT), sizeof(KT));
+	o.method = m;
+	o.load_factor = load;
+	o.flags = GHT_BUILD_MUTABLE;
+	auto		build = [&] {
+		if (t)
+			ght_table_free(t);
+		t = NULL;
+		if (ght_build(ctx, &o, keys, vals, n, 1, &t) != GHT_OK)
+		{
+			fprintf(stderr, "build failed: %s\n", ght_ctx_error_detail(ctx));
+			exit(1);
+		}
+	};
+	ms = time_ms(build, reps > 3 ? 3 : reps);
+	if (ght_table_stats(t, &st) != GHT_OK)
+		exit(1);
+	row(name, sizeof(KT) * 8, log2n, st.load_factor, "insert", 100, n / (ms * 1e6),
+		n * 2.0 * sizeof(KT) / (ms * 1e6) / copy_gbs, (double) st.bytes / n, st.mean_probes, st.build_attempts);
+	for (int hit = 100; hit >= 0; hit -= 100)
+	{
+		gen_keys<KT><<<grid_for(n, 256), 256>>>(probe, n, 0, hit, n);
+		CK(cudaDeviceSynchronize());
+		ms = time_ms([&] {
+			if (ght_gpu_lookup_device(t, probe, n, out, s0) != GHT_OK)
+				exit(1);
+		}, reps, s0);
+		row(name, sizeof(KT) * 8, log2n, st.load_factor, "lookup", hit, n / (ms * 1e6),
+			n * (2.0 * sizeof(KT) + 32) / (ms * 1e6) / copy_gbs, (double) st.bytes / n, st.mean_probes,
+			st.build_attempts);
+	}
+	for (int r = 0; r < (reps > 3 ? 3 : reps); r++)
+	{
+		cudaEvent_t a,
+					b;
+		float		dms;
+		uint64_t	removed = 0;
+
+		build();
+		CK(cudaDeviceSynchronize());
+		CK(cudaEventCreate(&a));
+		CK(cudaEventCreate(&b));
+		CK(cudaEventRecord(a, s0));
+		if (ght_gpu_delete_device(t, keys, n, &removed) != GHT_OK || removed != n)
+		{
+			fprintf(stderr, "delete failed (%llu of %llu removed): %s\n", (unsigned long long) removed,
+					(unsigned long long) n, ght_ctx_error_detail(ctx));
+			exit(1);
+		}
+		CK(cudaEventRecord(b, s0));
+		CK(cudaEventSynchronize(b));
+		CK(cudaEventElapsedTime(&dms, a, b));
+		CK(cudaEventDestroy(a));
+		CK(cudaEventDestroy(b));
+		del.push_back(dms);
+	}
+	std::sort(del.begin(), del.end());
+	ms = del[del.size() / 2];
+	row(name, sizeof(KT) * 8, log2n, st.load_factor, "delete", 100, n / (ms * 1e6),
+		n * (sizeof(KT) + 32.0) / (ms * 1e6) / copy_gbs, (double) st.bytes / n, st.mean_probes, st.build_attempts);
+	ght_table_free(t);
+	CK(cudaFree(keys));
+	CK(cudaFree(vals));
+	CK(cudaFree(probe));
+	CK(cudaFree(out));
+}
+
 static void
 bench_naive(cudaStream_t s0, int log2n, double load, int reps)
 {
@@ -301,6 +403,8 @@ main(int argc, char **argv)
 {
 	int			quick = 0,
 				trace = 0,
+				hop = 0,
+				hi_given = 0,
 				lo = 20,
 				hi = 27;
 	const char *csv_path = NULL;
@@ -315,15 +419,21 @@ main(int argc, char **argv)
 			quick = 1;
 		else if (!strcmp(argv[i], "--trace"))
 			trace = 1;
+		else if (!strcmp(argv[i], "--hopscotch"))
+			hop = 1;
 		else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
 			csv_path = argv[++i];
 		else if (!strcmp(argv[i], "--min-log2") && i + 1 < argc)
 			lo = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--max-log2") && i + 1 < argc)
+		{
 			hi = atoi(argv[++i]);
+			hi_given = 1;
+		}
 		else
 		{
-			fprintf(stderr, "usage: %s [--quick] [--trace] [--csv FILE] [--min-log2 N] [--max-log2 N]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--quick] [--trace] [--hopscotch] [--csv FILE] [--min-log2 N] [--max-log2 N]\n",
+					argv[0]);
 			return 2;
 		}
 	}
@@ -349,6 +459,29 @@ main(int argc, char **argv)
 		bench_table<uint32_t>(ctx, "cuckoo", GHT_CUCKOO, 1, 2, 26, 0.9, 1);
 		bench_table<uint64_t>(ctx, "cuckoo", GHT_CUCKOO, 1, 2, 26, 0.9, 1);
 		bench_table<uint32_t>(ctx, "linear", GHT_LINEAR, 1, 0, 26, 0.9, 1);
+		return 0;
+	}
+	if (hop)
+	{
+		int			l2 = hi_given ? hi : 24;
+
+		for (int kb = 32; kb <= 64; kb += 32)
+			for (double load : {0.5, 0.6, 0.7, 0.8, 0.9, 0.95})
+			{
+				if (kb == 32)
+				{
+					bench_mutable<uint32_t>(ctx, "linear_mut", GHT_LINEAR, l2, load, quick ? 3 : 5);
+					bench_mutable<uint32_t>(ctx, "hopscotch", GHT_HOPSCOTCH, l2, load, quick ? 3 : 5);
+				}
+				else
+				{
+					bench_mutable<uint64_t>(ctx, "linear_mut", GHT_LINEAR, l2, load, quick ? 3 : 5);
+					bench_mutable<uint64_t>(ctx, "hopscotch", GHT_HOPSCOTCH, l2, load, quick ? 3 : 5);
+				}
+			}
+		if (csv)
+			fclose(csv);
+		ght_ctx_destroy(ctx);
 		return 0;
 	}
 	if (quick)

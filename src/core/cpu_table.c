@@ -225,6 +225,8 @@ ght_cpu_insert(ght_table *t, const void *keys, const void *payloads, uint64_t n)
 {
 	ght_status	s;
 
+	if (t->opts.method == GHT_HOPSCOTCH)
+		return cpu_hop_insert(t, keys, payloads, n);
 	if ((double) (t->used_slots + n) > (double) t->ix.nslots * GHT_LINEAR_MUTABLE_MAX_LOAD ||
 		t->pool_used + n > t->pool_cap)
 	{
@@ -238,23 +240,39 @@ ght_cpu_insert(ght_table *t, const void *keys, const void *payloads, uint64_t n)
 ght_status
 ght_cpu_delete(ght_table *t, const void *keys, uint64_t n, uint64_t *removed)
 {
+	if (t->opts.method == GHT_HOPSCOTCH)
+		return cpu_hop_delete(t, keys, n, removed);
 	return W32(t) ? list_delete_32(t, keys, n, removed) : list_delete_64(t, keys, n, removed);
 }
 
 ght_status
 ght_cpu_export(ght_table *t, void *keys, uint64_t *payloads, uint64_t *n_out)
 {
+	if (t->opts.method == GHT_HOPSCOTCH)
+		return cpu_hop_export(t, keys, payloads, n_out);
 	return W32(t) ? export_32(t, keys, payloads, n_out) : export_64(t, keys, payloads, n_out);
 }
 
 ght_status
 ght_cpu_probe_stats(ght_table *t, double *mean, uint32_t *max)
 {
+	if (t->opts.method == GHT_HOPSCOTCH)
+		return cpu_hop_probe_stats(t, mean, max);
 	if (W32(t))
 		probe_stats_32(&t->ix, mean, max);
 	else
 		probe_stats_64(&t->ix, mean, max);
 	return GHT_OK;
+}
+
+ght_status
+ght_cpu_mixed_batch(ght_table *t, const uint8_t *ops, const void *keys,
+					const uint64_t *payloads, uint64_t n, uint8_t *found)
+{
+	if (t->opts.method == GHT_HOPSCOTCH)
+		return cpu_hop_mixed_batch(t, ops, keys, payloads, n, found);
+	return ght_fail(t->ctx, GHT_ERR_UNSUPPORTED, "mixed batches of %s tables run on the GPU only",
+					ght_method_name(t->opts.method));
 }
 
 /* ---- building ----------------------------------------------------------- */
@@ -317,6 +335,8 @@ ght_cpu_build(ght_table *t, const void *keys, const void *payloads, uint64_t n)
 
 	memset(&dd, 0, sizeof(dd));
 
+	if (t->opts.method == GHT_HOPSCOTCH)
+		return cpu_hop_build(t, keys, payloads, n);
 	if (t->opts.flags & GHT_BUILD_MUTABLE)
 	{
 		s = list_init(t, n, n);
@@ -382,6 +402,19 @@ done:
 static inline int
 find_any(const ght_table *t, const void *keys, uint64_t i, uint64_t n, uint64_t *ref)
 {
+	if (t->ix.method == GHT_HOPSCOTCH)
+	{
+		/* the home word is the first of the lookup's dependent misses */
+		if (i + PROBE_PREFETCH_AHEAD < n)
+		{
+			uint64_t	a = i + PROBE_PREFETCH_AHEAD;
+			uint32_t	h = W32(t) ? ght_hash_k32(((const uint32_t *) keys)[a], t->ix.seed)
+				: ght_hash_k64(((const uint64_t *) keys)[a], t->ix.seed);
+
+			__builtin_prefetch(&t->ix.hop[ght_hop_home(h, t->ix.mask)]);
+		}
+		return cpu_hop_find(&t->ix, W32(t) ? ((const uint32_t *) keys)[i] : ((const uint64_t *) keys)[i], ref);
+	}
 	if (W32(t))
 	{
 		const uint32_t *k = keys;

@@ -18,7 +18,7 @@
  * is unique and the payload fits the slot, the payload is stored inline in the
  * slot and no second read is needed.
  *
- * Two index methods:
+ * Three index methods:
  *   GHT_CUCKOO  hybrid cuckoo hashing (Alcantara et al.): keys are split into
  *               buckets of at most 512; each bucket is a three-sub-table cuckoo
  *               table whose sub-tables are made of 32-byte groups of slots.  A
@@ -28,9 +28,17 @@
  *               Tables built with GHT_BUILD_MUTABLE accept concurrent batched
  *               inserts and deletes (ght_insert, ght_delete), grow by rehashing
  *               when they fill, and reclaim deleted keys when they rehash.
+ *   GHT_HOPSCOTCH  lock-free hopscotch hashing (after GLHT, Zhang and Sun): a
+ *               key lives within GHT_HOP_H slots of its home slot, whose
+ *               bitmap says which of them hold its keys, so a lookup reads one
+ *               neighbourhood; an insert whose free slot is too far moves keys
+ *               closer hop by hop.  Always mutable, with the same operations,
+ *               duplicates, growth and reclaiming as mutable linear tables,
+ *               and also grows when a neighbourhood is full.
  *   GHT_AUTO    chooses by measured speed, each method at its default load:
  *               linear on the CPU, on the GPU cuckoo below 2^21 keys and
- *               linear from there (see ght_choose_method).
+ *               linear from there; mutable tables linear for now (see
+ *               ght_choose_method).
  *
  * The same layouts and algorithms exist on the CPU (C) and the GPU (CUDA).
  * Given the same input, both give the same answers in the same order, except
@@ -70,7 +78,8 @@ typedef enum ght_method
 {
 	GHT_AUTO = 0,
 	GHT_CUCKOO = 1,
-	GHT_LINEAR = 2
+	GHT_LINEAR = 2,
+	GHT_HOPSCOTCH = 3
 } ght_method;
 
 typedef enum ght_device
@@ -83,7 +92,8 @@ typedef enum ght_device
 #define GHT_MAX_ROWS ((uint64_t) 0xFFFFFFF0u)
 
 /* Build flags. */
-#define GHT_BUILD_MUTABLE		0x1 /* linear only: allow ght_insert/ght_delete */
+#define GHT_BUILD_MUTABLE		0x1 /* linear or hopscotch: allow ght_insert/ght_delete
+									 * (hopscotch tables are always mutable) */
 #define GHT_BUILD_ASSUME_UNIQUE 0x2 /* caller promises distinct keys: skip the
 									 * sort; a repeated key keeps one payload */
 #define GHT_BUILD_ROWNUM_PAYLOAD 0x4	/* ignore payloads: payload i is i */
@@ -305,7 +315,7 @@ ght_status	ght_probe_next(ght_probe *p, uint64_t max_pairs,
 void		ght_probe_end(ght_probe *p);
 
 /* ---------------------------------------------------------------------------
- * Updates (linear tables built with GHT_BUILD_MUTABLE).
+ * Updates (linear tables built with GHT_BUILD_MUTABLE, and hopscotch tables).
  * ------------------------------------------------------------------------- */
 
 /* Add n rows; the table grows (rehashes) first when they might not fit. */
@@ -321,8 +331,9 @@ ght_status	ght_delete(ght_table *t, const void *keys, uint64_t n, uint64_t *remo
 ght_status	ght_export(ght_table *t, void **keys_out, uint64_t **payloads_out, uint64_t *n_out);
 
 /*
- * Testing aid (GPU tables only; GHT_ERR_UNSUPPORTED on the CPU): run a mixed
- * batch in one kernel launch so that inserts, deletes and lookups of
+ * Testing aid (GPU tables, and hopscotch tables on the CPU; otherwise
+ * GHT_ERR_UNSUPPORTED on the CPU): run a mixed batch in one kernel launch (on
+ * the CPU: over several threads) so that inserts, deletes and lookups of
  * different threads really race.  ops[i]: 0 = insert (keys[i], payloads[i]),
  * 1 = delete keys[i], 2 = look up keys[i].  found[i] is set for lookups to 1
  * when the key had at least one row when it was read.

@@ -40,6 +40,7 @@ ght_method_name(ght_method m)
 		case GHT_AUTO: return "auto";
 		case GHT_CUCKOO: return "cuckoo";
 		case GHT_LINEAR: return "linear";
+		case GHT_HOPSCOTCH: return "hopscotch";
 	}
 	return "unknown";
 }
@@ -264,16 +265,19 @@ ght_build_opts_init(ght_build_opts *o, int key_width, int payload_width)
  * on the CPU linear probing builds 1.1-1.7x and probes 1.6-3x faster than
  * cuckoo at every size; on the GPU linear builds faster at every size and probes
  * faster once the table outgrows the L2 cache, while cuckoo probes faster
- * below that and uses about half the memory.  Mutable tables must be linear.
+ * below that and uses about half the memory.  Mutable tables are linear or
+ * hopscotch; AUTO takes GHT_AUTO_MUTABLE_METHOD for them until hopscotch has
+ * been measured against linear on a GPU (bench/NOTES.md, hopscotch section).
  */
 #define GHT_AUTO_GPU_CUCKOO_BELOW ((uint64_t) 1 << 21)
+#define GHT_AUTO_MUTABLE_METHOD GHT_LINEAR
 
 ght_method
 ght_choose_method(ght_device dev, uint64_t n, int key_width, int flags)
 {
 	(void) key_width;
 	if (flags & GHT_BUILD_MUTABLE)
-		return GHT_LINEAR;
+		return GHT_AUTO_MUTABLE_METHOD;
 	if (dev == GHT_GPU && n < GHT_AUTO_GPU_CUCKOO_BELOW)
 		return GHT_CUCKOO;
 	return GHT_LINEAR;
@@ -296,10 +300,11 @@ ght_build(ght_ctx *ctx, const ght_build_opts *opts, const void *keys,
 		return ght_fail(ctx, GHT_ERR_INVALID, "key width must be 4 or 8 bytes, not %d", opts->key_width);
 	if (opts->payload_width != 4 && opts->payload_width != 8)
 		return ght_fail(ctx, GHT_ERR_INVALID, "payload width must be 4 or 8 bytes, not %d", opts->payload_width);
-	if (opts->method != GHT_AUTO && opts->method != GHT_CUCKOO && opts->method != GHT_LINEAR)
+	if (opts->method != GHT_AUTO && opts->method != GHT_CUCKOO && opts->method != GHT_LINEAR &&
+		opts->method != GHT_HOPSCOTCH)
 		return ght_fail(ctx, GHT_ERR_INVALID, "unknown method %d", (int) opts->method);
 	if ((opts->flags & GHT_BUILD_MUTABLE) && opts->method == GHT_CUCKOO)
-		return ght_fail(ctx, GHT_ERR_UNSUPPORTED, "cuckoo tables are static; mutable tables must use linear probing");
+		return ght_fail(ctx, GHT_ERR_UNSUPPORTED, "cuckoo tables are static; mutable tables must use linear probing or hopscotch");
 	if (opts->load_factor != 0 && (opts->load_factor < GHT_MIN_LOAD || opts->load_factor > GHT_MAX_LOAD))
 		return ght_fail(ctx, GHT_ERR_INVALID, "load factor %.3f is outside [%.2f, %.2f]",
 						opts->load_factor, GHT_MIN_LOAD, GHT_MAX_LOAD);
@@ -326,14 +331,18 @@ ght_build(ght_ctx *ctx, const ght_build_opts *opts, const void *keys,
 	t->opts = *opts;
 	if (t->opts.method == GHT_AUTO)
 		t->opts.method = ght_choose_method(ctx->dev, n, opts->key_width, opts->flags);
+	/* a hopscotch table keeps its keys' rows in lists: it is always mutable */
+	if (t->opts.method == GHT_HOPSCOTCH)
+		t->opts.flags |= GHT_BUILD_MUTABLE;
 	if (t->opts.load_factor == 0)
 		t->opts.load_factor = t->opts.method == GHT_CUCKOO ? GHT_CUCKOO_DEFAULT_LOAD
+			: t->opts.method == GHT_HOPSCOTCH ? GHT_HOPSCOTCH_DEFAULT_LOAD
 			: GHT_LINEAR_DEFAULT_LOAD;
 	if (t->opts.seed == 0)
 		t->opts.seed = GHT_DEFAULT_SEED;
 	if (t->opts.linear_group == 0)
 		t->opts.linear_group = ctx->dev == GHT_GPU ? 1 : 1;
-	if (t->opts.method == GHT_CUCKOO)
+	if (t->opts.method != GHT_LINEAR)
 		t->opts.linear_group = 1;
 	if (t->opts.cuckoo_layout == 0)
 		t->opts.cuckoo_layout = GHT_CUCKOO_DEFAULT_LAYOUT;
@@ -604,6 +613,6 @@ ght_mixed_batch(ght_table *t, const uint8_t *ops, const void *keys,
 	if (s != GHT_OK || n == 0)
 		return s;
 	if (t->ctx->dev != GHT_GPU)
-		return ght_fail(t->ctx, GHT_ERR_UNSUPPORTED, "mixed batches run on the GPU only");
+		return ght_cpu_mixed_batch(t, ops, keys, payloads, n, found);
 	return ght_gpu_mixed_batch(t, ops, keys, payloads, n, found);
 }

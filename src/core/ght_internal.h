@@ -17,6 +17,10 @@ extern "C" {
 #define GHT_LINEAR_DEFAULT_LOAD 0.50
 #define GHT_CUCKOO_DEFAULT_LAYOUT 2	/* hashes over the whole bucket */
 #define GHT_LINEAR_MUTABLE_MAX_LOAD 0.80	/* grow before passing this */
+#define GHT_HOPSCOTCH_DEFAULT_LOAD 0.50
+#define GHT_HOPSCOTCH_MAX_LOAD 0.95	/* grow before passing this (or when a
+										 * neighbourhood fills) */
+#define GHT_HOPSCOTCH_GROW_TRIES 8	/* doublings of a batch's table, at most */
 #define GHT_MAX_LOAD 0.95
 #define GHT_MIN_LOAD 0.10
 #define GHT_DEFAULT_SEED 0x5eed1234u
@@ -47,6 +51,9 @@ struct ght_ctx
 #define GHT_MEM_PAYLOAD 3
 #define GHT_MEM_NEXT	4
 #define GHT_MEM_COUNT	5
+/* Hopscotch tables have no buckets or offsets; their arrays take those slots. */
+#define GHT_MEM_HOP		GHT_MEM_BUCKETS
+#define GHT_MEM_HEADS	GHT_MEM_OFFSETS
 
 struct ght_table
 {
@@ -109,6 +116,19 @@ ght_status	ght_cpu_insert(ght_table *t, const void *keys, const void *payloads, 
 ght_status	ght_cpu_delete(ght_table *t, const void *keys, uint64_t n, uint64_t *removed);
 ght_status	ght_cpu_export(ght_table *t, void *keys, uint64_t *payloads, uint64_t *n_out);
 ght_status	ght_cpu_probe_stats(ght_table *t, double *mean, uint32_t *max);
+ght_status	ght_cpu_mixed_batch(ght_table *t, const uint8_t *ops, const void *keys,
+								const uint64_t *payloads, uint64_t n, uint8_t *found);
+
+/* ---- CPU hopscotch (cpu_hopscotch.c) ------------------------------------ */
+ght_status	cpu_hop_build(ght_table *t, const void *keys, const void *payloads, uint64_t n);
+ght_status	cpu_hop_insert(ght_table *t, const void *keys, const void *payloads, uint64_t n);
+ght_status	cpu_hop_delete(ght_table *t, const void *keys, uint64_t n, uint64_t *removed);
+ght_status	cpu_hop_export(ght_table *t, void *keys, uint64_t *payloads, uint64_t *n_out);
+ght_status	cpu_hop_probe_stats(ght_table *t, double *mean, uint32_t *max);
+ght_status	cpu_hop_mixed_batch(ght_table *t, const uint8_t *ops, const void *keys,
+								const uint64_t *payloads, uint64_t n, uint8_t *found);
+/* Find key k (4- or 8-byte, as the table's width): 1 and its list head when it has rows. */
+int			cpu_hop_find(const ght_index *ix, uint64_t k, uint64_t *ref);
 
 /* ---- GPU half (gpu_*.cu, or gpu_stub.c without CUDA) -------------------- */
 int			ght_gpu_available(char *why, size_t whylen);

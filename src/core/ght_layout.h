@@ -58,7 +58,7 @@ typedef struct ght_slot64
  */
 typedef struct ght_index
 {
-	int32_t		method;			/* GHT_CUCKOO or GHT_LINEAR */
+	int32_t		method;			/* GHT_CUCKOO, GHT_LINEAR or GHT_HOPSCOTCH */
 	int32_t		key_width;		/* 4 or 8 */
 	int32_t		payload_width;	/* 4 or 8 */
 	int32_t		mode;			/* GHT_MODE_* */
@@ -75,6 +75,8 @@ typedef struct ght_index
 	uint32_t   *offsets;		/* RANGE: distinct + 1 offsets */
 	void	   *payload;		/* RANGE: payloads by offset; LIST: by node */
 	uint32_t   *next;			/* LIST: next node */
+	uint64_t   *hop;			/* hopscotch: per home slot, version << 32 | bitmap */
+	uint32_t   *heads;			/* hopscotch: per key record, its list's first node */
 } ght_index;
 
 /* ---- hashing ------------------------------------------------------------ */
@@ -189,6 +191,43 @@ GHT_HD uint64_t
 ght_linear_start(uint32_t h, uint64_t mask, uint32_t group)
 {
 	return ((uint64_t) h & mask) & ~(uint64_t) (group - 1);
+}
+
+/* ---- hopscotch ---------------------------------------------------------- */
+
+/*
+ * A key lives in one of the GHT_HOP_H slots from its home slot on (mod
+ * nslots).  hop[home] holds a bitmap of the neighbourhood's slots that hold
+ * keys of this home (bit i: slot home + i) and, above it, a version that
+ * every change of the bitmap bumps, so that a reader can tell whether the
+ * slots it read were moved under it.
+ *
+ * Here a slot's ref is not a list head but a key record: the node of the
+ * row that first stored the key, whose heads[] entry is the head of the
+ * key's list.  Records never move, so pushes and deletes (CAS and exchange
+ * on heads[]) need not care about keys being moved between slots.  Whether
+ * a slot is in use is told by its ref alone, so every key value, the empty
+ * marker included, is stored in the table proper (the spare slot is unused).
+ */
+#define GHT_HOP_H			32	/* neighbourhood, in slots: one bitmap word */
+#define GHT_HOP_FREE		GHT_NIL /* ref of an unused slot */
+#define GHT_HOP_BUSY		((uint32_t) 0xFFFFFFFEu)	/* claimed by an insert */
+#define GHT_HOP_MAX_SEARCH	4096	/* slots an insert searches for a free one */
+#define GHT_HOP_MIN_SLOTS	64	/* two neighbourhoods: they never wrap onto themselves */
+
+GHT_HD uint64_t
+ght_hop_home(uint32_t h, uint64_t mask)
+{
+	return (uint64_t) h & mask;
+}
+
+GHT_HD uint32_t ght_hop_bits(uint64_t w) { return (uint32_t) w; }
+
+/* The word after a change of the bitmap to bits. */
+GHT_HD uint64_t
+ght_hop_next(uint64_t w, uint32_t bits)
+{
+	return (((w >> 32) + 1) << 32) | bits;
 }
 
 #endif							/* GHT_LAYOUT_H */

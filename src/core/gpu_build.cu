@@ -203,6 +203,8 @@ ght_gpu_build(ght_table *t, const void *keys, const void *payloads, uint64_t n, 
 		GTRY(gpu_upload(ctx, dk, keys, n * (size_t) t->opts.key_width, on_device));
 		if (!rownum)
 			GTRY(gpu_upload(ctx, dp, payloads, n * (size_t) t->opts.payload_width, on_device));
+		if (t->opts.method == GHT_HOPSCOTCH)
+			return gpu_hop_build(t, dk.p, dp.p, rownum, n);
 		if (t->opts.flags & GHT_BUILD_MUTABLE)
 			return gpu_list_build(t, dk.p, dp.p, rownum, n);
 		if (t->opts.key_width == 4)

@@ -111,6 +111,8 @@ export_device(ght_table *t, dmem &keys, dmem &payloads, uint64_t *n_out)
 ght_status
 gpu_export_device(ght_table *t, dmem &keys, dmem &payloads, uint64_t *n_out)
 {
+	if (t->opts.method == GHT_HOPSCOTCH)
+		return gpu_hop_export_device(t, keys, payloads, n_out);
 	if (t->opts.key_width == 4)
 		return export_device<uint32_t>(t, keys, payloads, n_out);
 	return export_device<uint64_t>(t, keys, payloads, n_out);
@@ -186,6 +188,8 @@ ght_gpu_probe_stats(ght_table *t, double *mean, uint32_t *max)
 	ght_ctx    *ctx = t->ctx;
 
 	GPU_ENTRY(ctx, {
+		if (t->opts.method == GHT_HOPSCOTCH)
+			return gpu_hop_probe_stats(t, mean, max);
 		cudaStream_t st = gctx(ctx)->stream[0];
 		dmem		d(ctx);
 		probe_sums	h;

@@ -422,6 +422,16 @@ ght_status	gpu_list_build(ght_table *t, const void *dkeys, const void *dpayloads
 /* Benchmark hook (gpu_probe.cu): refs of n device keys into device memory
  * (uint32 for 32-bit keys, uint64 for 64-bit), GHT_NIL when absent. */
 ght_status	ght_gpu_lookup_device(ght_table *t, const void *dkeys, uint64_t n, void *dout, void *stream);
+/* Hopscotch tables (gpu_hopscotch.cu). */
+ght_status	gpu_hop_build(ght_table *t, const void *dkeys, const void *dpayloads, int rownum, uint64_t n);
+ght_status	gpu_hop_insert(ght_table *t, const void *keys, const void *payloads, uint64_t n);
+ght_status	gpu_hop_delete(ght_table *t, const void *keys, uint64_t n, uint64_t *removed, int on_device);
+ght_status	gpu_hop_mixed_batch(ght_table *t, const uint8_t *ops, const void *keys,
+								const uint64_t *payloads, uint64_t n, uint8_t *found);
+ght_status	gpu_hop_export_device(ght_table *t, dmem &keys, dmem &payloads, uint64_t *n_out);
+ght_status	gpu_hop_probe_stats(ght_table *t, double *mean, uint32_t *max);
+/* Benchmark hook (gpu_mutable.cu): delete n device keys from a mutable table. */
+ght_status	ght_gpu_delete_device(ght_table *t, const void *dkeys, uint64_t n, uint64_t *removed);
 /* Every live row into device arrays (gpu_export.cu). */
 ght_status	gpu_export_device(ght_table *t, dmem &keys, dmem &payloads, uint64_t *n_out);
 

@@ -301,11 +301,36 @@ ght_gpu_insert(ght_table *t, const void *keys, const void *payloads, uint64_t n)
 		dmem		dk(ctx),
 					dp(ctx);
 
+		if (t->opts.method == GHT_HOPSCOTCH)
+			return gpu_hop_insert(t, keys, payloads, n);
 		GTRY(make_room(t, n));
 		GTRY(gpu_upload(ctx, dk, keys, n * (size_t) t->opts.key_width, 0));
 		GTRY(gpu_upload(ctx, dp, payloads, n * (size_t) t->opts.payload_width, 0));
 		return list_add(t, dk.p, dp.p, t->opts.payload_width, 0, n);
 	})
+}
+
+/* Delete n keys already on the device (ght_gpu_delete, and the benchmark). */
+ght_status
+ght_gpu_delete_device(ght_table *t, const void *dkeys, uint64_t n, uint64_t *removed)
+{
+	ght_ctx    *ctx = t->ctx;
+	cudaStream_t st = gctx(ctx)->stream[0];
+	dmem		cd(ctx);
+
+	if (t->opts.method == GHT_HOPSCOTCH)
+		return gpu_hop_delete(t, dkeys, n, removed, 1);
+	GTRY(cd.alloc(sizeof(list_counters)));
+	GCHECK(ctx, cudaMemsetAsync(cd.p, 0, sizeof(list_counters), st));
+	if (t->opts.key_width == 4)
+		list_delete_kernel<uint32_t><<<grid_for(n, 256), 256, 0, st>>>(t->ix, (const uint32_t *) dkeys, n,
+																	   cd.as<list_counters>());
+	else
+		list_delete_kernel<uint64_t><<<grid_for(n, 256), 256, 0, st>>>(t->ix, (const uint64_t *) dkeys, n,
+																	   cd.as<list_counters>());
+	GLAUNCH(ctx, "list_delete_kernel");
+	GCHECK(ctx, cudaStreamSynchronize(st));
+	return take_counters(t, cd, 0, removed);
 }
 
 extern "C" ght_status
@@ -314,22 +339,12 @@ ght_gpu_delete(ght_table *t, const void *keys, uint64_t n, uint64_t *removed)
 	ght_ctx    *ctx = t->ctx;
 
 	GPU_ENTRY(ctx, {
-		cudaStream_t st = gctx(ctx)->stream[0];
-		dmem		dk(ctx),
-					cd(ctx);
+		dmem		dk(ctx);
 
+		if (t->opts.method == GHT_HOPSCOTCH)
+			return gpu_hop_delete(t, keys, n, removed, 0);
 		GTRY(gpu_upload(ctx, dk, keys, n * (size_t) t->opts.key_width, 0));
-		GTRY(cd.alloc(sizeof(list_counters)));
-		GCHECK(ctx, cudaMemsetAsync(cd.p, 0, sizeof(list_counters), st));
-		if (t->opts.key_width == 4)
-			list_delete_kernel<uint32_t><<<grid_for(n, 256), 256, 0, st>>>(t->ix, dk.as<uint32_t>(), n,
-																		   cd.as<list_counters>());
-		else
-			list_delete_kernel<uint64_t><<<grid_for(n, 256), 256, 0, st>>>(t->ix, dk.as<uint64_t>(), n,
-																		   cd.as<list_counters>());
-		GLAUNCH(ctx, "list_delete_kernel");
-		GCHECK(ctx, cudaStreamSynchronize(st));
-		return take_counters(t, cd, 0, removed);
+		return ght_gpu_delete_device(t, dk.p, n, removed);
 	})
 }
 
@@ -348,6 +363,8 @@ ght_gpu_mixed_batch(ght_table *t, const uint8_t *ops, const void *keys,
 					cd(ctx);
 		uint64_t	inserted = 0;
 
+		if (t->opts.method == GHT_HOPSCOTCH)
+			return gpu_hop_mixed_batch(t, ops, keys, payloads, n, found);
 		for (uint64_t i = 0; i < n; i++)
 			inserted += ops[i] == 0;
 		GTRY(make_room(t, n));

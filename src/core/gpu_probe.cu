@@ -10,7 +10,7 @@
  * tables keep a key's rows in a list, so there one thread walks one probe's
  * list and windows end on probe boundaries.
  */
-#include "gpu_internal.cuh"
+#include "gpu_hopscotch.cuh"
 
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
@@ -27,7 +27,8 @@ enum
 {
 	M_CUCKOO,
 	M_LINEAR,
-	M_LIST
+	M_LIST,
+	M_HOP
 };
 
 template <typename KT, int M>
@@ -38,6 +39,8 @@ find_m(const ght_index &ix, KT k, uint64_t *ref)
 		return cuckoo_find<KT>(ix, k, ref);
 	if (M == M_LINEAR)
 		return linear_find<KT>(ix, k, ref);
+	if (M == M_HOP)
+		return hop_find<KT>(ix, k, ref);
 	return list_find<KT>(ix, k, ref);
 }
 
@@ -201,7 +204,9 @@ lookup_device(ght_table *t, const KT *keys, uint64_t n, void *out, cudaStream_t 
 	uint64_t   *o64 = sizeof(KT) == 8 ? (uint64_t *) out : nullptr;
 	unsigned	grid = grid_for(n, 256);
 
-	if (t->ix.mode == GHT_MODE_LIST)
+	if (t->ix.method == GHT_HOPSCOTCH)
+		lookup_kernel<KT, M_HOP><<<grid, 256, 0, st>>>(t->ix, keys, n, o32, o64);
+	else if (t->ix.mode == GHT_MODE_LIST)
 		lookup_kernel<KT, M_LIST><<<grid, 256, 0, st>>>(t->ix, keys, n, o32, o64);
 	else if (t->ix.method == GHT_CUCKOO)
 		lookup_kernel<KT, M_CUCKOO><<<grid, 256, 0, st>>>(t->ix, keys, n, o32, o64);
@@ -246,6 +251,8 @@ ght_gpu_lookup_device(ght_table *t, const void *dkeys, uint64_t n, void *dout, v
 static int
 method_of(const ght_table *t)
 {
+	if (t->ix.method == GHT_HOPSCOTCH)
+		return M_HOP;
 	if (t->ix.mode == GHT_MODE_LIST)
 		return M_LIST;
 	return t->ix.method == GHT_CUCKOO ? M_CUCKOO : M_LINEAR;
@@ -296,6 +303,8 @@ upload_and_find(ght_table *t, const void *keys, uint64_t n, dmem &dk, uint8_t an
 			return upload_and_find_m<KT, M_CUCKOO>(t, k, n, dk, anti, dflags, flags_out, refs, cnt);
 		case M_LINEAR:
 			return upload_and_find_m<KT, M_LINEAR>(t, k, n, dk, anti, dflags, flags_out, refs, cnt);
+		case M_HOP:
+			return upload_and_find_m<KT, M_HOP>(t, k, n, dk, anti, dflags, flags_out, refs, cnt);
 		default:
 			return upload_and_find_m<KT, M_LIST>(t, k, n, dk, anti, dflags, flags_out, refs, cnt);
 	}

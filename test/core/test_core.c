@@ -13,6 +13,7 @@
  * compute-sanitizer) can pick a few cases of different kinds.
  */
 #include "ght.h"
+#include "ght_layout.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -1304,6 +1305,185 @@ case_concurrent(const config *c)
 }
 
 /*
+ * Hopscotch: many threads (CPU) or warps (GPU) insert the same new keys at
+ * once, each key R times in one mixed batch, beside lookups of keys that
+ * are there throughout.  Each key must end up in one slot with all R rows.
+ * Rounds at a high load make inserts move keys while others look them up.
+ */
+static int
+case_hop_race(const config *c)
+{
+	config		cm = *c;
+	const int	R = 4;
+	uint64_t	m = quick ? 20000 : 60000,
+				nbase = 20000;
+	uint64_t	n = m * R + nbase;
+	uint64_t   *base = random_keys(nbase, c->kw, 0);
+	uint64_t   *bv = malloc(nbase * sizeof(uint64_t));
+	uint64_t   *fresh = random_keys(m, c->kw, 0);
+	uint8_t    *ops = malloc(n);
+	uint64_t   *keys = malloc(n * sizeof(uint64_t));
+	uint64_t   *vals = malloc(n * sizeof(uint64_t));
+	uint8_t    *found = malloc(n);
+	ght_table  *t = NULL;
+	int			ok = 1;
+
+	cm.load = 0.9;
+	/* base keys end in bit 0 = 0, fresh ones in 1: the sets are disjoint */
+	for (uint64_t i = 0; i < nbase; i++)
+	{
+		base[i] = mask_width(base[i] & ~1ull, c->kw);
+		bv[i] = i;
+	}
+	for (uint64_t i = 0; i < m; i++)
+		fresh[i] = mask_width(fresh[i] | 1ull, c->kw);
+	CHECK_OK(c->ctx, build_table(&cm, base, bv, nbase, &t), "build");
+	for (uint64_t i = 0; i < n; i++)
+	{
+		if (i < m * R)
+		{
+			ops[i] = 0;
+			keys[i] = fresh[i % m];
+			vals[i] = 1000000 + i;
+		}
+		else
+		{
+			ops[i] = 2;
+			keys[i] = base[i - m * R];
+			vals[i] = 0;
+		}
+	}
+	for (uint64_t i = n - 1; i > 0; i--)
+	{
+		uint64_t	j = rnd() % (i + 1);
+		uint8_t		o = ops[i];
+		uint64_t	kk = keys[i],
+					vv = vals[i];
+
+		ops[i] = ops[j];
+		keys[i] = keys[j];
+		vals[i] = vals[j];
+		ops[j] = o;
+		keys[j] = kk;
+		vals[j] = vv;
+	}
+	{
+		void	   *pk = pack_keys(keys, n, c->kw);
+		ght_status	s = ght_mixed_batch(t, ops, pk, vals, n, found);
+
+		free(pk);
+		if (s != GHT_OK)
+		{
+			snprintf(fail_msg, sizeof(fail_msg), "mixed batch: %s %s", ght_status_name(s), ght_ctx_error_detail(c->ctx));
+			ok = 0;
+		}
+	}
+	for (uint64_t i = 0; i < n && ok; i++)
+		if (ops[i] == 2 && !found[i])
+		{
+			snprintf(fail_msg, sizeof(fail_msg), "a key present throughout was not found");
+			ok = 0;
+		}
+	if (ok)
+	{
+		ref_table	ref;
+		uint64_t   *mk = malloc(n * sizeof(uint64_t));
+		uint64_t   *mv = malloc(n * sizeof(uint64_t));
+		uint64_t	live = 0,
+					distinct;
+
+		for (uint64_t i = 0; i < nbase; i++)
+		{
+			mk[live] = base[i];
+			mv[live++] = bv[i];
+		}
+		for (uint64_t i = 0; i < n; i++)
+			if (ops[i] == 0)
+			{
+				mk[live] = keys[i];
+				mv[live++] = vals[i];
+			}
+		ref_build(&ref, mk, mv, live);
+		distinct = count_distinct(&ref);
+		ok = check_probes(&cm, t, &ref, mk, live, 1 << 20) && check_export(&cm, t, &ref)
+			&& check_stats(&cm, t, live, distinct);
+		free(ref.rows);
+		free(mk);
+		free(mv);
+	}
+	ght_table_free(t);
+	free(base);
+	free(bv);
+	free(fresh);
+	free(ops);
+	free(keys);
+	free(vals);
+	free(found);
+	return ok;
+}
+
+/*
+ * Hopscotch: 40 keys that share their home in every table of up to 1024
+ * slots overflow one neighbourhood, so the table must double until they
+ * split; 30 of them fit without.  Answers must stay right throughout.
+ */
+static int
+case_hop_crowd(const config *c)
+{
+	config		cm = *c;
+	uint32_t	seed = 777;
+	uint32_t	ixseed = ght_subseed(seed, 0);
+	uint64_t	k[40],
+				v[40],
+				found = 0,
+				h0 = 0;
+	ght_build_opts o;
+	ght_table  *t = NULL;
+	ght_stats	st;
+	ref_table	ref;
+	void	   *pk,
+			   *pv;
+	int			ok;
+
+	for (uint64_t x = 1; found < 40; x++)
+	{
+		uint64_t	key = mask_width(x * 0x9E3779B97F4A7C15ull, c->kw);
+		uint32_t	h = c->kw == 4 ? ght_hash_k32((uint32_t) key, ixseed) : ght_hash_k64(key, ixseed);
+
+		if (found == 0)
+			h0 = h & 1023;
+		if ((h & 1023) == h0)
+		{
+			k[found] = key;
+			v[found] = found;
+			found++;
+		}
+	}
+	for (int n = 30; n <= 40; n += 10)
+	{
+		ght_build_opts_init(&o, c->kw, c->pw);
+		o.method = GHT_HOPSCOTCH;
+		o.seed = seed;
+		pk = pack_keys(k, (uint64_t) n, c->kw);
+		pv = pack_keys(v, (uint64_t) n, c->pw);
+		CHECK_OK(c->ctx, ght_build(c->ctx, &o, pk, pv, (uint64_t) n, 0, &t), "build");
+		free(pk);
+		free(pv);
+		ght_table_brief(t, &st);
+		ref_build(&ref, k, v, (uint64_t) n);
+		ok = check_probes(&cm, t, &ref, k, (uint64_t) n, 1000) && check_export(&cm, t, &ref);
+		free(ref.rows);
+		ght_table_free(t);
+		if (!ok)
+			return 0;
+		CHECK(n == 30 || st.build_attempts > 1, "40 keys of one home fitted without growing");
+		CHECK(n == 30 || st.capacity > 1024, "capacity %" PRIu64 " after a crowded neighbourhood",
+			  st.capacity);
+	}
+	return 1;
+}
+
+/*
  * Large: random keys (about 10% repeated), checked against the reference
  * and, on the GPU, GPU against CPU pair for pair: 10M keys on the GPU, 2M on
  * the CPU (where the reference check alone takes a minute per configuration
@@ -1367,6 +1547,12 @@ case_large(const config *c)
 		if (ok && build_table(&cc, k, v, n, &tc) == GHT_OK)
 		{
 			ok = fetch_all(gpu_ctx, tg, pk, n, &pg, &mg) && fetch_all(cpu_ctx, tc, pk, n, &pc, &mc);
+			/* a mutable table gives a key's rows in no particular order */
+			if (ok && (c->flags & GHT_BUILD_MUTABLE))
+			{
+				qsort(pg, mg, 2 * sizeof(uint64_t), pair_cmp);
+				qsort(pc, mc, 2 * sizeof(uint64_t), pair_cmp);
+			}
 			if (ok && (mg != mc || memcmp(pg, pc, mg * 2 * sizeof(uint64_t)) != 0))
 			{
 				snprintf(fail_msg, sizeof(fail_msg), "GPU and CPU pairs differ (%" PRIu64 " vs %" PRIu64 ")", mg, mc);
@@ -1397,7 +1583,7 @@ typedef struct test_case
 	const char *name;
 	case_fn		fn;
 	int			needs_gpu;
-	int			linear_only;
+	int			linear_only;	/* 1: not cuckoo; 2: linear only; 3: hopscotch only */
 	int			once;			/* not per width/method */
 } test_case;
 
@@ -1415,6 +1601,8 @@ static const test_case cases[] = {
 	{"probe_groups", case_probe_groups, 0, 2, 0},
 	{"mutable", case_mutable, 0, 1, 0},
 	{"concurrent", case_concurrent, 1, 1, 0},
+	{"hop_race", case_hop_race, 0, 3, 0},
+	{"hop_crowd", case_hop_crowd, 0, 3, 0},
 	{"errors", case_errors, 0, 0, 1},
 	{"interrupt", case_interrupt, 0, 0, 0},
 	{"device_memory", case_device_memory, 0, 0, 0},
@@ -1448,6 +1636,9 @@ run_case(const test_case *tc, const config *c)
 	struct timespec ts;
 
 	if (c->method == GHT_CUCKOO && tc->linear_only)
+		return;
+	if ((tc->linear_only == 2 && c->method != GHT_LINEAR) ||
+		(tc->linear_only == 3 && c->method != GHT_HOPSCOTCH))
 		return;
 	snprintf(case_name, sizeof(case_name), "%s %s %s k%d p%d", tc->name, c->dev,
 			 ght_method_name(c->method), c->kw * 8, c->pw * 8);
@@ -1522,14 +1713,17 @@ main(int argc, char **argv)
 		{
 			const test_case *tc = &cases[i];
 
-			if (tc->needs_gpu && d == 0)
-				continue;
-			for (int m = GHT_CUCKOO; m <= GHT_LINEAR; m++)
+			for (int m = GHT_CUCKOO; m <= GHT_HOPSCOTCH; m++)
 				for (int kw = 4; kw <= 8; kw += 4)
 					for (int pw = 4; pw <= 8; pw += 4)
 					{
-						config		c = {ctx, d == 0 ? "cpu" : "gpu", (ght_method) m, kw, pw, 0, 0, 0};
+						/* hopscotch tables are always mutable */
+						config		c = {ctx, d == 0 ? "cpu" : "gpu", (ght_method) m, kw, pw,
+							m == GHT_HOPSCOTCH ? GHT_BUILD_MUTABLE : 0, 0, 0};
 
+						/* on the CPU only hopscotch runs mixed batches (in threads) */
+						if (tc->needs_gpu && d == 0 && m != GHT_HOPSCOTCH)
+							continue;
 						if (tc->once && (m != GHT_CUCKOO || kw != 4 || pw != 4))
 							continue;
 						run_case(tc, &c);

@@ -118,7 +118,7 @@ check_mutable(GpuhashNamedTable *nt, const char *action)
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("cannot %s gpu hash table \"%s\"", action, nt->name),
-			 errdetail("It is a static table; only tables created with method \"linear\" take inserts and deletes."),
+			 errdetail("It is a static table; only tables created with method \"linear\" or \"hopscotch\" take inserts and deletes."),
 			 errhint("Rebuild it with gpu_hash_drop and gpu_hash_create(..., method => 'linear').")));
 }
 

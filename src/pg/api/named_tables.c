@@ -195,11 +195,11 @@ gpu_hash_create(PG_FUNCTION_ARGS)
 
 	/*
 	 * Values are stored as 8-byte payloads so that every bigint comes back
-	 * exactly.  Asking for linear probing is asking for a table that takes
-	 * inserts and deletes; auto picks the fastest static table.
+	 * exactly.  Asking for linear probing or hopscotch is asking for a table
+	 * that takes inserts and deletes; auto picks the fastest static table.
 	 */
 	ght_build_opts_init(&opts, in.key_width, 8);
-	if (method == GHT_LINEAR)
+	if (method == GHT_LINEAR || method == GHT_HOPSCOTCH)
 		opts.flags |= GHT_BUILD_MUTABLE;
 	else if (method == GHT_AUTO)
 		method = ght_choose_method(ght_ctx_device(ctx), rows, in.key_width, 0);

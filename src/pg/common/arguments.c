@@ -24,9 +24,11 @@ gpuhash_parse_method(const char *method)
 		return GHT_CUCKOO;
 	if (pg_strcasecmp(method, "linear") == 0)
 		return GHT_LINEAR;
+	if (pg_strcasecmp(method, "hopscotch") == 0)
+		return GHT_HOPSCOTCH;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("unknown hash table method \"%s\"", method),
-			 errhint("Valid methods are \"auto\", \"cuckoo\" and \"linear\".")));
+			 errhint("Valid methods are \"auto\", \"cuckoo\", \"linear\" and \"hopscotch\".")));
 	pg_unreachable();
 }
