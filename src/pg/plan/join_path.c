@@ -29,6 +29,7 @@
 #include "optimizer/paths.h"
 #include "optimizer/planmain.h"
 #include "optimizer/restrictinfo.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -84,7 +85,7 @@ has_placeholder(Node *node, void *context)
 static bool
 is_key_expr(Expr *e, RelOptInfo *rel)
 {
-	if (!gpuhash_is_key_type(exprType((Node *) e)))
+	if (!gpuhash_is_join_key_type(exprType((Node *) e)))
 		return false;
 	/* a column the child will return, so that its value is at hand */
 	if (IsA(e, Var))
@@ -113,8 +114,25 @@ key_cost(PlannerInfo *root, Expr *e)
 }
 
 /*
- * The first clause of the restriction list that is an integer equality
- * between a column of each side.  For anti joins only join clauses count:
+ * Is op an equality whose operands hash by their integer values?  Any
+ * equality of the integer operator family (int2, int4 and int8 in any mix,
+ * compared by value), and date = date.  The date family's cross-type
+ * equalities (date = timestamp) convert their operands and are not.
+ */
+static bool
+is_hashable_op(OpExpr *op)
+{
+	if (list_length(op->args) != 2)
+		return false;
+	if (get_op_opfamily_strategy(op->opno, INTEGER_BTREE_FAM_OID) == BTEqualStrategyNumber)
+		return true;
+	return get_opcode(op->opno) == F_DATE_EQ &&
+		exprType(linitial(op->args)) == DATEOID && exprType(lsecond(op->args)) == DATEOID;
+}
+
+/*
+ * The first clause of the restriction list that is an integer (or date)
+ * equality between a key of each side.  For anti joins only join clauses count:
  * pushed-down ones filter the result instead.  (A semi join, like an inner
  * join, treats all its clauses alike.)
  */
@@ -136,8 +154,7 @@ find_hash_clause(List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		if (!rinfo->can_join || !is_opclause(rinfo->clause))
 			continue;
 		op = (OpExpr *) rinfo->clause;
-		if (list_length(op->args) != 2 ||
-			get_op_opfamily_strategy(op->opno, INTEGER_BTREE_FAM_OID) != BTEqualStrategyNumber)
+		if (!is_hashable_op(op))
 			continue;
 		l = linitial(op->args);
 		r = lsecond(op->args);
