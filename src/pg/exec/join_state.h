@@ -63,6 +63,11 @@ typedef struct GpuJoinState
 	AttrNumber	inner_key;
 	Oid			outer_type;
 	Oid			inner_type;
+	/* a second key, packed with the first into 8 bytes (join_path.c), or 0 */
+	AttrNumber	outer_key2;
+	AttrNumber	inner_key2;
+	Oid			outer_type2;
+	Oid			inner_type2;
 	int			key_width;
 	ght_method	plan_method;
 	ght_device	plan_device;
