@@ -110,6 +110,8 @@ INSERT INTO corpus VALUES
   (3, 'SELECT kl.id FROM kl WHERE kl.d2 IN (SELECT d2 FROM kr)'),
   (4, 'SELECT kl.id FROM kl WHERE NOT EXISTS (SELECT FROM kr WHERE kr.d = kl.d)'),
   (5, 'SELECT kl.id, kr.id, kr.d FROM kl JOIN kr ON kl.d2 = kr.d2 AND kl.i4 < kr.i4'),
+  -- the inner key's value rebuilt from the probe key (the table holds the inner values)
+  (6, 'SELECT kl.id, kr.d, kr.id FROM kl JOIN kr ON kl.d = kr.d'),
   -- integer keys of mixed widths: bigint values outside integer's range match nothing
   (10, 'SELECT kl.id, kr.id FROM kl JOIN kr ON kl.i4 = kr.i8'),
   (11, 'SELECT kl.id, kr.id FROM kl JOIN kr ON kl.i8 = kr.i4'),
@@ -118,6 +120,8 @@ INSERT INTO corpus VALUES
   (14, 'SELECT kl.id FROM kl WHERE EXISTS (SELECT FROM kr WHERE kr.i8 = kl.i4)'),
   (15, 'SELECT kl.id FROM kl WHERE NOT EXISTS (SELECT FROM kr WHERE kr.i8 = kl.i4)'),
   (16, 'SELECT kl.id FROM kl WHERE NOT EXISTS (SELECT FROM kr WHERE kr.i2 = kl.i8)'),
+  (17, 'SELECT kl.id, kl.i8, kr.i2 FROM kl JOIN kr ON kl.i8 = kr.i2'),
+  (18, 'SELECT kl.id, kl.i2, kr.i8, kr.id FROM kl JOIN kr ON kl.i2 = kr.i8'),
   -- composite keys: two 4-byte keys packed into one
   (20, 'SELECT kl.id, kr.id FROM kl JOIN kr ON kl.i4 = kr.i4 AND kl.j4 = kr.j4'),
   (21, 'SELECT kl.id FROM kl WHERE EXISTS (SELECT FROM kr WHERE kr.i4 = kl.i4 AND kr.j4 = kl.j4)'),
