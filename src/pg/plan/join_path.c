@@ -1,9 +1,10 @@
 /*
  * join_path.c - the planner side of GpuHashJoin: a custom join path for
- * inner, semi and anti equijoins on one integer key, offered through
- * set_join_pathlist_hook and turned into a CustomScan plan.  A key is a
- * column of its side, or an expression over that side's columns, which
- * the side's plan is then asked to return as one more column.
+ * inner, semi and anti equijoins on an integer or date key, or two 4-byte
+ * keys packed into one (HashKeys), offered through set_join_pathlist_hook
+ * and turned into a CustomScan plan.  A key is a column of its side, or an
+ * expression over that side's columns, which the side's plan is then asked
+ * to return as one more column.
  *
  * The path reads the inner relation whole and hashes it (on the GPU, or the
  * CPU twin), then streams the outer relation through it in batches.  In a
