@@ -134,6 +134,14 @@ INSERT INTO corpus VALUES
   (28, 'SELECT kl.id FROM kl WHERE NOT EXISTS (SELECT FROM kr WHERE kr.i4 = kl.i4 AND kr.j4 = kl.j4 AND kr.id > kl.id)'),
   (29, 'SELECT kl.id, kr.id FROM kl JOIN kr ON kl.i2 + 1 = kr.i2 + 1 AND kl.j4 = kr.j4'),
   (30, 'SELECT count(*), sum(kl.i4), min(kr.id), max(kl.j4) FROM kl JOIN kr ON kl.i4 = kr.i4 AND kl.j4 = kr.j4'),
+  -- the inner key columns rebuilt from the halves of the packed probe key
+  (31, 'SELECT kl.id, kr.i4, kr.j4 FROM kl JOIN kr ON kl.i4 = kr.i4 AND kl.j4 = kr.j4'),
+  (32, 'SELECT kl.id, kr.j4, kr.id, kr.i4 FROM kl JOIN kr ON kl.i4 = kr.i4 AND kl.j4 = kr.j4'),
+  (33, 'SELECT kr.i2, kr.d, kr.i8, kl.id FROM kl JOIN kr ON kl.i4 = kr.i2 AND kl.d = kr.d'),
+  (34, 'SELECT count(*), sum(kr.i4), min(kr.j4), max(kr.i4::int8 + kr.j4), sum(kr.id) FROM kl JOIN kr ON kl.i4 = kr.i4 AND kl.j4 = kr.j4'),
+  (35, 'SELECT max(kr.i2), min(kr.j4), sum(kr.i2 - kr.j4), count(*) FROM kl JOIN kr ON kl.i4 = kr.i2 AND kl.j4 = kr.j4'),
+  -- ... and from the build rows, with two more inner columns
+  (36, 'SELECT kl.id, kr.i4, kr.j4, kr.d, kr.id FROM kl JOIN kr ON kl.i4 = kr.i4 AND kl.j4 = kr.j4'),
   -- a bigint among two keys: one clause hashed, the other rechecked
   (40, 'SELECT kl.id, kr.id FROM kl JOIN kr ON kl.i8 = kr.i8 AND kl.i4 = kr.i4'),
   (41, 'SELECT kl.id FROM kl WHERE NOT EXISTS (SELECT FROM kr WHERE kr.i4 = kl.i4 AND kr.i8 = kl.i8)'),
@@ -165,6 +173,24 @@ BEGIN
 END $$;
 SELECT * FROM pg_temp.verbose_lines('SELECT kl.id, kr.id FROM kl JOIN kr ON kl.i4 = kr.i4 AND kl.j4 = kr.j4',
                                     'GpuHash|Hash Cond|Direct Scan');
+
+-- the table holds the inner values (the key columns come from the probe key)
+CREATE FUNCTION pg_temp.analyze_lines(q text, pattern text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE l text;
+BEGIN
+  PERFORM set_config('enable_hashjoin', 'off', true);
+  PERFORM set_config('enable_mergejoin', 'off', true);
+  PERFORM set_config('enable_nestloop', 'off', true);
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF l ~ pattern THEN RETURN NEXT l; END IF;
+  END LOOP;
+END $$;
+SELECT * FROM pg_temp.analyze_lines('SELECT kl.id, kr.j4, kr.id, kr.i4 FROM kl JOIN kr ON kl.i4 = kr.i4 AND kl.j4 = kr.j4',
+                                    'GpuHash|Inner Values');
+SELECT * FROM pg_temp.analyze_lines('SELECT max(kr.i2), min(kr.j4), sum(kr.i2 - kr.j4), count(*) FROM kl JOIN kr ON kl.i4 = kr.i2 AND kl.j4 = kr.j4',
+                                    'GpuHash|Inner Values');
+SELECT * FROM pg_temp.analyze_lines('SELECT kl.id, kr.i4, kr.j4, kr.d, kr.id FROM kl JOIN kr ON kl.i4 = kr.i4 AND kl.j4 = kr.j4',
+                                    'GpuHash|Inner Values');
 
 -- an integer key never matches a bigint beyond integer's range by its low 32 bits
 CREATE TABLE tr4 (k int4);

@@ -74,20 +74,16 @@ gpuhash_join_create_state(CustomScan *cscan)
 	return (Node *) gj;
 }
 
-/*
- * Can the inner columns be kept in the table (join_state.h)?  Not with a
- * packed key: the inner columns are rebuilt from the probe key, which is
- * a single column's value only.
- */
+/* Can the inner columns be kept in the table (join_state.h)? */
 static void
 set_inline_ok(GpuJoinState *gj, TupleDesc desc)
 {
-	gj->inline_ok = gj->keep_inner && gj->inner_key2 == 0;
+	gj->inline_ok = gj->keep_inner && desc->natts <= GJ_INLINE_MAX_COLS;
 	gj->inner_val = -1;
 	gj->payload_width = gj->key_width;
 	for (int c = 0; c < desc->natts && gj->inline_ok; c++)
 	{
-		if (c == gj->inner_key - 1)
+		if (c == gj->inner_key - 1 || c == gj->inner_key2 - 1)
 			continue;
 		if (gj->inner_val >= 0 || !TupleDescAttr(desc, c)->attbyval)
 			gj->inline_ok = false;
@@ -632,7 +628,7 @@ inner_from_table(GpuJoinState *gj, uint64 kidx, uint64 payload, Datum *values, b
 	{
 		isnull[c] = false;
 		values[c] = c == gj->inner_val ? gpuhash_payload_datum(payload, gj->payload_width)
-			: gpuhash_key_datum(gj->inner_type, key);
+			: gpuhash_inner_key_datum(gj, c, key);
 	}
 }
 
