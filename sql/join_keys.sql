@@ -142,6 +142,9 @@ INSERT INTO corpus VALUES
   (35, 'SELECT max(kr.i2), min(kr.j4), sum(kr.i2 - kr.j4), count(*) FROM kl JOIN kr ON kl.i4 = kr.i2 AND kl.j4 = kr.j4'),
   -- ... and from the build rows, with two more inner columns
   (36, 'SELECT kl.id, kr.i4, kr.j4, kr.d, kr.id FROM kl JOIN kr ON kl.i4 = kr.i4 AND kl.j4 = kr.j4'),
+  -- rescanned with a parameter changing on the inner side, then the outer side
+  (37, 'SELECT x, (SELECT count(*) FROM kl JOIN kr ON kl.i4 = kr.i4 AND kl.j4 = kr.j4 WHERE kr.id % 3 = x) FROM generate_series(0, 2) x'),
+  (38, 'SELECT x, (SELECT count(*) FROM kl WHERE kl.id % 3 = x AND NOT EXISTS (SELECT FROM kr WHERE kr.d = kl.d AND kr.i2 = kl.i4)) FROM generate_series(0, 2) x'),
   -- a bigint among two keys: one clause hashed, the other rechecked
   (40, 'SELECT kl.id, kr.id FROM kl JOIN kr ON kl.i8 = kr.i8 AND kl.i4 = kr.i4'),
   (41, 'SELECT kl.id FROM kl WHERE NOT EXISTS (SELECT FROM kr WHERE kr.i4 = kl.i4 AND kr.i8 = kl.i8)'),
