@@ -174,6 +174,18 @@ gpuhash_is_key_type(Oid type)
 	return type == INT2OID || type == INT4OID || type == INT8OID;
 }
 
+/*
+ * Join keys (GpuHashJoin) may also be dates: a DateADT is an int32 count of
+ * days, and date = date compares those integers (the infinities being its
+ * two extremes), so a date key hashes as an integer key of 4 bytes.  Dates
+ * only ever meet dates: date = timestamp converts, and is not offered.
+ */
+static inline bool
+gpuhash_is_join_key_type(Oid type)
+{
+	return gpuhash_is_key_type(type) || type == DATEOID;
+}
+
 static inline int
 gpuhash_key_width_for(Oid type)
 {
@@ -185,7 +197,7 @@ gpuhash_key_value(Oid type, Datum d)
 {
 	if (type == INT2OID)
 		return DatumGetInt16(d);
-	if (type == INT4OID)
+	if (type == INT4OID || type == DATEOID)
 		return DatumGetInt32(d);
 	return DatumGetInt64(d);
 }
@@ -196,7 +208,7 @@ gpuhash_key_datum(Oid type, int64 value)
 {
 	if (type == INT2OID)
 		return Int16GetDatum((int16) value);
-	if (type == INT4OID)
+	if (type == INT4OID || type == DATEOID)
 		return Int32GetDatum((int32) value);
 	return Int64GetDatum(value);
 }

@@ -303,8 +303,8 @@ inner_columns(GpuJoinState *gj, uint64 orow, uint64 brow, Datum *iv, bool *in,
 		{
 			iv[c] = c == gj->inner_val ?
 				gpuhash_payload_datum(brow, gj->payload_width) :
-				gpuhash_key_datum(gj->inner_type,
-								  gpuhash_key_at(gj->outer_keys->ptr, gj->key_width, orow));
+				gpuhash_inner_key_datum(gj, c,
+										gpuhash_key_at(gj->outer_keys->ptr, gj->key_width, orow));
 			in[c] = false;
 		}
 		*ivp = iv;
@@ -380,9 +380,11 @@ gather_column(GpuJoinState *gj, const GpuAggInstr *ins, const uint32 *orows,
 	}
 	else
 	{
-		/* the inner key: equal to the probe key */
+		/* an inner key column: equal to the probe key, or its half */
 		for (int j = 0; j < n; j++)
-			v[j] = gpuhash_key_at(gj->outer_keys->ptr, gj->key_width, orows[j]);
+			v[j] = gpuhash_inner_key_value(gj, ins->col,
+										   gpuhash_key_at(gj->outer_keys->ptr, gj->key_width,
+														  orows[j]));
 		memset(isnull, 0, n);
 	}
 }
@@ -423,8 +425,8 @@ fold_agg(GpuJoinState *gj, const GpuAggSpec *a, GpuAggAcc *acc, const uint32 *or
 			for (int j = 0; j < m; j++)
 			{
 				const Datum *ov = store_row(os, orow[j]);
-				Datum		iv[2];
-				bool		in[2];
+				Datum		iv[GJ_INLINE_MAX_COLS];
+				bool		in[GJ_INLINE_MAX_COLS];
 				const Datum *ivp;
 				const bool *inp;
 
@@ -533,8 +535,8 @@ fold_filtered(GpuJoinState *gj)
 			{
 				uint64		orow = gj->pidx[j];
 				const Datum *ov = store_row(os, orow);
-				Datum		iv[2];
-				bool		in[2];
+				Datum		iv[GJ_INLINE_MAX_COLS];
+				bool		in[GJ_INLINE_MAX_COLS];
 				const Datum *ivp;
 				const bool *inp;
 

@@ -59,11 +59,16 @@ gpuhash_join_create_state(CustomScan *cscan)
 	gj->inner_key = intVal(list_nth(priv, GJ_PRIV_INNER_KEY));
 	gj->outer_type = intVal(list_nth(priv, GJ_PRIV_OUTER_TYPE));
 	gj->inner_type = intVal(list_nth(priv, GJ_PRIV_INNER_TYPE));
+	gj->outer_key2 = intVal(list_nth(priv, GJ_PRIV_OUTER_KEY2));
+	gj->inner_key2 = intVal(list_nth(priv, GJ_PRIV_INNER_KEY2));
+	gj->outer_type2 = intVal(list_nth(priv, GJ_PRIV_OUTER_TYPE2));
+	gj->inner_type2 = intVal(list_nth(priv, GJ_PRIV_INNER_TYPE2));
 	gj->plan_method = intVal(list_nth(priv, GJ_PRIV_METHOD));
 	gj->plan_device = intVal(list_nth(priv, GJ_PRIV_DEVICE));
 	gj->inner_partial = intVal(list_nth(priv, GJ_PRIV_INNER_PARTIAL)) != 0;
 	gj->est_build_rows = floatVal(list_nth(priv, GJ_PRIV_BUILD_ROWS));
-	gj->key_width = (gj->outer_type == INT8OID || gj->inner_type == INT8OID) ? 8 : 4;
+	gj->key_width = (gj->outer_type == INT8OID || gj->inner_type == INT8OID ||
+					 gj->inner_key2 != 0) ? 8 : 4;
 	if (list_length(priv) > GJ_PRIV_AGGS)
 		gpuhash_agg_setup(gj, list_nth(priv, GJ_PRIV_AGGS));
 	return (Node *) gj;
@@ -73,12 +78,12 @@ gpuhash_join_create_state(CustomScan *cscan)
 static void
 set_inline_ok(GpuJoinState *gj, TupleDesc desc)
 {
-	gj->inline_ok = gj->keep_inner;
+	gj->inline_ok = gj->keep_inner && desc->natts <= GJ_INLINE_MAX_COLS;
 	gj->inner_val = -1;
 	gj->payload_width = gj->key_width;
 	for (int c = 0; c < desc->natts && gj->inline_ok; c++)
 	{
-		if (c == gj->inner_key - 1)
+		if (c == gj->inner_key - 1 || c == gj->inner_key2 - 1)
 			continue;
 		if (gj->inner_val >= 0 || !TupleDescAttr(desc, c)->attbyval)
 			gj->inline_ok = false;
@@ -268,6 +273,49 @@ next_row(GpuJoinState *gj, PlanState *side, GpuhashHeapReader *reader,
 	return true;
 }
 
+/*
+ * The hash key of a row whose key is the column at attno of type, or, with
+ * attno2, that column's and attno2's 4-byte values packed into 8 bytes, the
+ * first in the high half: two rows' packed keys are equal exactly when
+ * both pairs of values are.  false when a key column is NULL: the row can
+ * match nothing.
+ */
+static inline bool
+row_key(const Datum *values, const bool *isnull, AttrNumber attno, Oid type,
+		AttrNumber attno2, Oid type2, int64 *key)
+{
+	uint32		hi,
+				lo;
+
+	if (isnull[attno - 1])
+		return false;
+	if (attno2 == 0)
+	{
+		*key = gpuhash_key_value(type, values[attno - 1]);
+		return true;
+	}
+	if (isnull[attno2 - 1])
+		return false;
+	hi = (uint32) gpuhash_key_value(type, values[attno - 1]);
+	lo = (uint32) gpuhash_key_value(type2, values[attno2 - 1]);
+	*key = (int64) (((uint64) hi << 32) | lo);
+	return true;
+}
+
+static inline bool
+inner_row_key(const GpuJoinState *gj, const Datum *values, const bool *isnull, int64 *key)
+{
+	return row_key(values, isnull, gj->inner_key, gj->inner_type,
+				   gj->inner_key2, gj->inner_type2, key);
+}
+
+static inline bool
+outer_row_key(const GpuJoinState *gj, const Datum *values, const bool *isnull, int64 *key)
+{
+	return row_key(values, isnull, gj->outer_key, gj->outer_type,
+				   gj->outer_key2, gj->outer_type2, key);
+}
+
 static inline void
 put_key(void *keys, int width, uint64 i, int64 v)
 {
@@ -301,17 +349,18 @@ gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, uint64 *nkeys)
 	{
 		Datum	   *values;
 		bool	   *isnull;
+		int64		key;
 
 		if (!next_row(gj, inner, gj->inner_reader, &values, &isnull))
 			break;
-		if (isnull[gj->inner_key - 1])
+		if (!inner_row_key(gj, values, isnull, &key))
 			continue;
 		if (n == cap)
 		{
 			cap = Max(cap * 2, 65536);
 			keys = gpuhash_res_host_grow(gj->build_keys, n * w, cap * w);
 		}
-		put_key(keys, w, n, gpuhash_key_value(gj->inner_type, values[gj->inner_key - 1]));
+		put_key(keys, w, n, key);
 		n++;
 		if (gj->keep_inner)
 			gpuhash_store_append(store, values, isnull);
@@ -490,13 +539,14 @@ fill_batch(GpuJoinState *gj, GpuhashOverlap *ov)
 		bool	   *isnull;
 		bool		keynull;
 		uint64		row;
+		int64		key;
 
 		if (!next_row(gj, outer, gj->outer_reader, &values, &isnull))
 		{
 			gj->outer_done = true;
 			break;
 		}
-		keynull = isnull[gj->outer_key - 1];
+		keynull = !outer_row_key(gj, values, isnull, &key);
 		if (keynull && gj->jointype != JOIN_ANTI)
 			continue;
 		row = gpuhash_store_append(&gj->outer, values, isnull);
@@ -504,8 +554,7 @@ fill_batch(GpuJoinState *gj, GpuhashOverlap *ov)
 		{
 			if (gj->key_row)
 				gj->key_row[gj->nkeys] = (uint32) row;
-			put_key(keys, w, gj->nkeys++,
-					gpuhash_key_value(gj->outer_type, values[gj->outer_key - 1]));
+			put_key(keys, w, gj->nkeys++, key);
 			if (ov && gj->nkeys % gj->overlap_chunk == 0)
 				gpuhash_overlap_post(ov, gj->nkeys);
 		}
@@ -579,7 +628,7 @@ inner_from_table(GpuJoinState *gj, uint64 kidx, uint64 payload, Datum *values, b
 	{
 		isnull[c] = false;
 		values[c] = c == gj->inner_val ? gpuhash_payload_datum(payload, gj->payload_width)
-			: gpuhash_key_datum(gj->inner_type, key);
+			: gpuhash_inner_key_datum(gj, c, key);
 	}
 }
 

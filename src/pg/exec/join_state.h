@@ -53,6 +53,9 @@ typedef enum GpuJoinEmit
 
 typedef struct GpuJoinShared GpuJoinShared;
 
+/* Inner columns kept in the table at most: two key columns and a value. */
+#define GJ_INLINE_MAX_COLS 3
+
 typedef struct GpuJoinState
 {
 	CustomScanState css;
@@ -63,6 +66,11 @@ typedef struct GpuJoinState
 	AttrNumber	inner_key;
 	Oid			outer_type;
 	Oid			inner_type;
+	/* a second key, packed with the first into 8 bytes (join_path.c), or 0 */
+	AttrNumber	outer_key2;
+	AttrNumber	inner_key2;
+	Oid			outer_type2;
+	Oid			inner_type2;
 	int			key_width;
 	ght_method	plan_method;
 	ght_device	plan_device;
@@ -75,14 +83,15 @@ typedef struct GpuJoinState
 	bool		keep_inner;		/* inner columns are read after the match */
 
 	/*
-	 * Inner columns kept in the table: when the inner side is its key and at
-	 * most one other by-value column (inner_val, or -1), the table's payload
-	 * can be that column's value instead of a row number, and a match costs
-	 * no random fetch of a build row.  inline_ok says the columns allow it;
+	 * Inner columns kept in the table: when the inner side is its key (or
+	 * the two columns of a packed key) and at most one other by-value
+	 * column (inner_val, or -1), the table's payload can be that column's
+	 * value instead of a row number, and a match costs no random fetch of a
+	 * build row.  inline_ok says the columns allow it;
 	 * inner_in_table that the build's values did (no NULLs, and each fits
 	 * payload_width bytes).
 	 */
-	bool		inline_ok;
+	bool		inline_ok;		/* then the inner side has GJ_INLINE_MAX_COLS columns at most */
 	int			inner_val;
 	int			payload_width;
 	bool		inner_in_table;
@@ -157,6 +166,30 @@ elapsed_ms_since(instr_time start)
 	INSTR_TIME_SET_CURRENT(now);
 	INSTR_TIME_SUBTRACT(now, start);
 	return INSTR_TIME_GET_MILLISEC(now);
+}
+
+/*
+ * The value of inner key column c (0-based) of a row matched by probe key
+ * key: the key itself, or for a packed key the half of column c (the first
+ * key's in the high half).  Both halves are 4-byte values, sign-extended.
+ */
+static inline int64
+gpuhash_inner_key_value(const GpuJoinState *gj, int c, int64 key)
+{
+	if (gj->inner_key2 == 0)
+		return key;
+	if (c == gj->inner_key - 1)
+		return (int32) ((uint64) key >> 32);
+	return (int32) (uint32) key;
+}
+
+/* The same as a datum of the column's type (c is a key column). */
+static inline Datum
+gpuhash_inner_key_datum(const GpuJoinState *gj, int c, int64 key)
+{
+	Oid			type = c == gj->inner_key - 1 ? gj->inner_type : gj->inner_type2;
+
+	return gpuhash_key_datum(type, gpuhash_inner_key_value(gj, c, key));
 }
 
 /* join_exec.c */

@@ -25,7 +25,8 @@ extern bool gpuhash_overlap_probes;
 /*
  * The plan's custom_private, a list of Integer nodes in this order (plus the
  * estimated build rows as a Float).  custom_exprs holds the hash clause
- * first, then the other join clauses, evaluated on each matching pair.
+ * first (an AND of the two when two keys are packed into one, for EXPLAIN
+ * alone), then the other join clauses, evaluated on each matching pair.
  * custom_plans is (outer, inner); the scan tuple is the outer plan's
  * columns followed by the inner plan's (and a GpuHashAggregate's values).
  */
@@ -36,6 +37,10 @@ enum
 	GJ_PRIV_INNER_KEY,
 	GJ_PRIV_OUTER_TYPE,
 	GJ_PRIV_INNER_TYPE,
+	GJ_PRIV_OUTER_KEY2,			/* a second key packed with the first, or 0 */
+	GJ_PRIV_INNER_KEY2,
+	GJ_PRIV_OUTER_TYPE2,
+	GJ_PRIV_INNER_TYPE2,
 	GJ_PRIV_METHOD,				/* ght_method the planner expects */
 	GJ_PRIV_DEVICE,				/* ght_device the planner expected */
 	GJ_PRIV_INNER_PARTIAL,		/* inner plan is split among workers */

@@ -1,9 +1,10 @@
 /*
  * join_path.c - the planner side of GpuHashJoin: a custom join path for
- * inner, semi and anti equijoins on one integer key, offered through
- * set_join_pathlist_hook and turned into a CustomScan plan.  A key is a
- * column of its side, or an expression over that side's columns, which
- * the side's plan is then asked to return as one more column.
+ * inner, semi and anti equijoins on an integer or date key, or two 4-byte
+ * keys packed into one (HashKeys), offered through set_join_pathlist_hook
+ * and turned into a CustomScan plan.  A key is a column of its side, or an
+ * expression over that side's columns, which the side's plan is then asked
+ * to return as one more column.
  *
  * The path reads the inner relation whole and hashes it (on the GPU, or the
  * CPU twin), then streams the outer relation through it in batches.  In a
@@ -29,6 +30,7 @@
 #include "optimizer/paths.h"
 #include "optimizer/planmain.h"
 #include "optimizer/restrictinfo.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -63,13 +65,29 @@ static const CustomScanMethods gpu_join_scan_methods = {
 	.CreateCustomScanState = gpuhash_join_create_state,
 };
 
-/* What the path remembers until it becomes a plan. */
+/* One equality the node hashes on: its clause and the key of each side. */
 typedef struct HashClause
 {
 	RestrictInfo *rinfo;
 	Expr	   *outer_expr;
 	Expr	   *inner_expr;
 } HashClause;
+
+/*
+ * What the node hashes on: one clause, or two whose keys are 4 bytes wide
+ * on both sides (integer, smallint or date), packed into one 8-byte key
+ * that two rows share exactly when both values are equal.  Two keys of
+ * which one is a bigint would need 12 bytes or more; then one clause is
+ * hashed and the other is rechecked on each match like any other join
+ * clause, as are clauses beyond the second.
+ */
+#define GPUHASH_MAX_HASH_CLAUSES 2
+
+typedef struct HashKeys
+{
+	int			n;
+	HashClause	c[GPUHASH_MAX_HASH_CLAUSES];
+} HashKeys;
 
 static bool
 has_placeholder(Node *node, void *context)
@@ -84,7 +102,7 @@ has_placeholder(Node *node, void *context)
 static bool
 is_key_expr(Expr *e, RelOptInfo *rel)
 {
-	if (!gpuhash_is_key_type(exprType((Node *) e)))
+	if (!gpuhash_is_join_key_type(exprType((Node *) e)))
 		return false;
 	/* a column the child will return, so that its value is at hand */
 	if (IsA(e, Var))
@@ -113,17 +131,83 @@ key_cost(PlannerInfo *root, Expr *e)
 }
 
 /*
- * The first clause of the restriction list that is an integer equality
- * between a column of each side.  For anti joins only join clauses count:
- * pushed-down ones filter the result instead.  (A semi join, like an inner
- * join, treats all its clauses alike.)
+ * The cost per row of getting a side's hash key: its expressions', plus,
+ * for a key packed from two columns, what PostgreSQL's hash join charges
+ * for hashing one more clause (cpu_operator_cost a row on either side, in
+ * cost_hashjoin): the node reads and packs one more value a row, and
+ * charging alike keeps the two comparable where only that work differs.
+ */
+static Cost
+keys_cost(PlannerInfo *root, const HashKeys *keys, bool outer)
+{
+	Cost		c = (keys->n - 1) * cpu_operator_cost;
+
+	for (int i = 0; i < keys->n; i++)
+		c += key_cost(root, outer ? keys->c[i].outer_expr : keys->c[i].inner_expr);
+	return c;
+}
+
+/* Are all of a side's keys plain columns? */
+static bool
+keys_are_columns(const HashKeys *keys, bool outer)
+{
+	for (int i = 0; i < keys->n; i++)
+		if (!IsA(outer ? keys->c[i].outer_expr : keys->c[i].inner_expr, Var))
+			return false;
+	return true;
+}
+
+static List *
+hash_rinfos(const HashKeys *keys)
+{
+	List	   *l = NIL;
+
+	for (int i = 0; i < keys->n; i++)
+		l = lappend(l, keys->c[i].rinfo);
+	return l;
+}
+
+/*
+ * Is op an equality whose operands hash by their integer values?  Any
+ * equality of the integer operator family (int2, int4 and int8 in any mix,
+ * compared by value), and date = date.  The date family's cross-type
+ * equalities (date = timestamp) convert their operands and are not.
  */
 static bool
-find_hash_clause(List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
-				 RelOptInfo *innerrel, JoinType jointype, HashClause *hc)
+is_hashable_op(OpExpr *op)
+{
+	if (list_length(op->args) != 2)
+		return false;
+	if (get_op_opfamily_strategy(op->opno, INTEGER_BTREE_FAM_OID) == BTEqualStrategyNumber)
+		return true;
+	return get_opcode(op->opno) == F_DATE_EQ &&
+		exprType(linitial(op->args)) == DATEOID && exprType(lsecond(op->args)) == DATEOID;
+}
+
+static bool
+is_narrow_clause(const HashClause *hc)
+{
+	return gpuhash_key_width_for(exprType((Node *) hc->outer_expr)) == 4 &&
+		gpuhash_key_width_for(exprType((Node *) hc->inner_expr)) == 4;
+}
+
+/*
+ * The clauses to hash on (HashKeys): the first two narrow ones of the
+ * restriction list when it has two, else its first hashable one.  A
+ * hashable clause is an integer (or date) equality between a key of each
+ * side.  For anti joins only join clauses count: pushed-down ones filter
+ * the result instead.  (A semi join, like an inner join, treats all its
+ * clauses alike.)
+ */
+static bool
+find_hash_clauses(List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
+				  RelOptInfo *innerrel, JoinType jointype, HashKeys *keys)
 {
 	ListCell   *lc;
+	HashClause	first = {0};
+	HashClause	hc;
 
+	keys->n = 0;
 	foreach(lc, restrictlist)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
@@ -136,31 +220,40 @@ find_hash_clause(List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		if (!rinfo->can_join || !is_opclause(rinfo->clause))
 			continue;
 		op = (OpExpr *) rinfo->clause;
-		if (list_length(op->args) != 2 ||
-			get_op_opfamily_strategy(op->opno, INTEGER_BTREE_FAM_OID) != BTEqualStrategyNumber)
+		if (!is_hashable_op(op))
 			continue;
 		l = linitial(op->args);
 		r = lsecond(op->args);
 		if (bms_is_subset(rinfo->left_relids, outerrel->relids) &&
 			bms_is_subset(rinfo->right_relids, innerrel->relids))
 		{
-			hc->outer_expr = l;
-			hc->inner_expr = r;
+			hc.outer_expr = l;
+			hc.inner_expr = r;
 		}
 		else if (bms_is_subset(rinfo->left_relids, innerrel->relids) &&
 				 bms_is_subset(rinfo->right_relids, outerrel->relids))
 		{
-			hc->outer_expr = r;
-			hc->inner_expr = l;
+			hc.outer_expr = r;
+			hc.inner_expr = l;
 		}
 		else
 			continue;
-		if (!is_key_expr(hc->outer_expr, outerrel) || !is_key_expr(hc->inner_expr, innerrel))
+		if (!is_key_expr(hc.outer_expr, outerrel) || !is_key_expr(hc.inner_expr, innerrel))
 			continue;
-		hc->rinfo = rinfo;
-		return true;
+		hc.rinfo = rinfo;
+		if (first.rinfo == NULL)
+			first = hc;
+		if (is_narrow_clause(&hc))
+		{
+			keys->c[keys->n++] = hc;
+			if (keys->n == GPUHASH_MAX_HASH_CLAUSES)
+				return true;
+		}
 	}
-	return false;
+	/* fewer than two narrow clauses: hash the first one alone */
+	keys->n = first.rinfo != NULL ? 1 : 0;
+	keys->c[0] = first;
+	return keys->n > 0;
 }
 
 /* As the planner's own: workers plus what the leader is expected to add. */
@@ -209,11 +302,11 @@ plain_heap_scan(PlannerInfo *root, Path *p)
  * which costs what PostgreSQL charges a Material node for keeping a row.
  */
 static double
-input_row_cost(PlannerInfo *root, Path *p, Expr *key)
+input_row_cost(PlannerInfo *root, Path *p, bool key_columns)
 {
 	if (!plain_heap_scan(root, p))
 		return 2.0 * cpu_operator_cost;
-	if (gpuhash_direct_scan && IsA(key, Var))
+	if (gpuhash_direct_scan && key_columns)
 		return -cpu_tuple_cost;
 	return 0.0;				/* the scan projects the key: read as usual */
 }
@@ -228,7 +321,7 @@ input_row_cost(PlannerInfo *root, Path *p, Expr *key)
  */
 static void
 cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer, Path *inner,
-			  HashClause *hc, List *quals, double out_rows, bool inner_split,
+			  const HashKeys *keys, List *quals, double out_rows, bool inner_split,
 			  ght_device dev)
 {
 	QualCost	qc;
@@ -258,18 +351,18 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 	 */
 	cost_qual_eval(&qc, quals, root);
 	matches = outer->rows * build_rows *
-		clause_selectivity(root, (Node *) hc->rinfo, 0, JOIN_INNER, NULL);
+		clauselist_selectivity(root, hash_rinfos(keys), 0, JOIN_INNER, NULL);
 	if (jointype != JOIN_INNER)
 		matches = Min(matches, outer->rows);
 	matches = Max(matches, out_rows);
 
 	cp->path.rows = out_rows;
 	cp->path.startup_cost = gpuhash_join_startup_cost + setup + inner->total_cost +
-		inner->rows * (gpuhash_join_build_row_cost + key_cost(root, hc->inner_expr) +
-					   input_row_cost(root, inner, hc->inner_expr)) + qc.startup;
+		inner->rows * (gpuhash_join_build_row_cost + keys_cost(root, keys, false) +
+					   input_row_cost(root, inner, keys_are_columns(keys, false))) + qc.startup;
 	cp->path.total_cost = cp->path.startup_cost + outer->total_cost +
-		outer->rows * (gpuhash_join_probe_row_cost + key_cost(root, hc->outer_expr) +
-					   input_row_cost(root, outer, hc->outer_expr)) +
+		outer->rows * (gpuhash_join_probe_row_cost + keys_cost(root, keys, true) +
+					   input_row_cost(root, outer, keys_are_columns(keys, true))) +
 		matches * qc.per_tuple + emitted * cpu_tuple_cost;
 }
 
@@ -282,12 +375,15 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
  */
 static CustomPath *
 make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExtraData *extra,
-		  HashClause *hc, Path *outer, Path *inner, ght_device dev, bool partial,
+		  const HashKeys *keys, Path *outer, Path *inner, ght_device dev, bool partial,
 		  bool inner_split)
 {
 	CustomPath *cp = makeNode(CustomPath);
 	double		rows = joinrel->rows;
 	List	   *quals = NIL;
+	List	   *rinfos = hash_rinfos(keys);
+	List	   *outer_exprs = NIL;
+	List	   *inner_exprs = NIL;
 	ListCell   *lc;
 
 	cp->path.pathtype = T_CustomScan;
@@ -307,14 +403,20 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 	{
 		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 
-		if (ri != hc->rinfo)
+		if (!list_member_ptr(rinfos, ri))
 			quals = lappend(quals, ri->clause);
 	}
 	if (partial)
 		rows = clamp_row_est(rows / parallel_divisor(cp->path.parallel_workers));
-	cost_gpu_join(root, cp, jointype, outer, inner, hc, quals, rows, partial && inner_split, dev);
+	cost_gpu_join(root, cp, jointype, outer, inner, keys, quals, rows, partial && inner_split,
+				  dev);
 
-	cp->custom_private = list_make5(hc->rinfo, hc->outer_expr, hc->inner_expr,
+	for (int i = 0; i < keys->n; i++)
+	{
+		outer_exprs = lappend(outer_exprs, keys->c[i].outer_expr);
+		inner_exprs = lappend(inner_exprs, keys->c[i].inner_expr);
+	}
+	cp->custom_private = list_make5(rinfos, outer_exprs, inner_exprs,
 									makeInteger(jointype), makeInteger(dev));
 	cp->custom_private = lappend(cp->custom_private, extra->restrictlist);
 	cp->custom_private = lappend(cp->custom_private, makeInteger(partial && inner_split));
@@ -325,7 +427,7 @@ static void
 gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 				  RelOptInfo *innerrel, JoinType jointype, JoinPathExtraData *extra)
 {
-	HashClause	hc;
+	HashKeys	keys;
 	Path	   *outer = outerrel->cheapest_total_path;
 	Path	   *inner = innerrel->cheapest_total_path;
 	ght_device	dev;
@@ -345,7 +447,7 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		PATH_REQ_OUTER(outer) != NULL || PATH_REQ_OUTER(inner) != NULL ||
 		!bms_is_empty(joinrel->lateral_relids))
 		return;
-	if (!find_hash_clause(extra->restrictlist, joinrel, outerrel, innerrel, jointype, &hc))
+	if (!find_hash_clauses(extra->restrictlist, joinrel, outerrel, innerrel, jointype, &keys))
 		return;
 
 	/*
@@ -359,7 +461,7 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	else
 		return;
 
-	add_path(joinrel, (Path *) make_path(root, joinrel, jointype, extra, &hc,
+	add_path(joinrel, (Path *) make_path(root, joinrel, jointype, extra, &keys,
 										 outer, inner, dev, false, false));
 
 	/*
@@ -375,7 +477,7 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 
 		if (pouter->parallel_safe && pinner->parallel_safe &&
 			PATH_REQ_OUTER(pouter) == NULL && PATH_REQ_OUTER(pinner) == NULL)
-			add_partial_path(joinrel, (Path *) make_path(root, joinrel, jointype, extra, &hc,
+			add_partial_path(joinrel, (Path *) make_path(root, joinrel, jointype, extra, &keys,
 														 pouter, pinner, dev, true,
 														 innerrel->partial_pathlist != NIL));
 	}
@@ -454,26 +556,42 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 					   List *tlist, List *custom_plans, List **otherquals)
 {
 	CustomScan *cscan = makeNode(CustomScan);
-	RestrictInfo *hash_rinfo = linitial(best_path->custom_private);
-	Expr	   *outer_expr = lsecond(best_path->custom_private);
-	Expr	   *inner_expr = lthird(best_path->custom_private);
+	List	   *hash_rinfos = linitial(best_path->custom_private);
+	List	   *outer_exprs = lsecond(best_path->custom_private);
+	List	   *inner_exprs = lthird(best_path->custom_private);
 	JoinType	jointype = intVal(lfourth(best_path->custom_private));
 	ght_device	dev = intVal(list_nth(best_path->custom_private, 4));
 	List	   *restrictlist = list_nth(best_path->custom_private, 5);
 	bool		inner_split = intVal(list_nth(best_path->custom_private, 6)) != 0;
-	Plan	   *outer_plan = with_key_column(linitial(custom_plans), outer_expr);
-	Plan	   *inner_plan = with_key_column(lsecond(custom_plans), inner_expr);
+	Plan	   *outer_plan = linitial(custom_plans);
+	Plan	   *inner_plan = lsecond(custom_plans);
 	Path	   *inner_path = lsecond(best_path->custom_paths);
 	List	   *scan_tlist = NIL;
 	List	   *joinquals = NIL;
+	List	   *hash_clauses = NIL;
 	List	   *private;
 	ListCell   *lc;
 	AttrNumber	resno = 1;
-	Oid			outer_type = exprType((Node *) outer_expr);
-	Oid			inner_type = exprType((Node *) inner_expr);
-	int			key_width = (outer_type == INT8OID || inner_type == INT8OID) ? 8 : 4;
+	int			key_width = 4;
 	double		build_rows = inner_path->rows;
 
+	foreach(lc, hash_rinfos)
+		hash_clauses = lappend(hash_clauses, lfirst_node(RestrictInfo, lc)->clause);
+	foreach(lc, outer_exprs)
+	{
+		outer_plan = with_key_column(outer_plan, lfirst(lc));
+		if (exprType(lfirst(lc)) == INT8OID)
+			key_width = 8;
+	}
+	foreach(lc, inner_exprs)
+	{
+		inner_plan = with_key_column(inner_plan, lfirst(lc));
+		if (exprType(lfirst(lc)) == INT8OID)
+			key_width = 8;
+	}
+	/* two keys are packed into one 8-byte key (HashKeys) */
+	if (list_length(hash_rinfos) > 1)
+		key_width = 8;
 	linitial(custom_plans) = outer_plan;
 	lsecond(custom_plans) = inner_plan;
 
@@ -499,7 +617,7 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 	{
 		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 
-		if (ri == hash_rinfo)
+		if (list_member_ptr(hash_rinfos, ri))
 			continue;
 		if (jointype == JOIN_ANTI && RINFO_IS_PUSHED_DOWN(ri, joinrelids))
 			*otherquals = lappend(*otherquals, ri->clause);
@@ -513,10 +631,17 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 
 	private = NIL;
 	private = lappend(private, makeInteger(jointype));
-	private = lappend(private, makeInteger(tlist_position(outer_plan->targetlist, outer_expr)));
-	private = lappend(private, makeInteger(tlist_position(inner_plan->targetlist, inner_expr)));
-	private = lappend(private, makeInteger(outer_type));
-	private = lappend(private, makeInteger(inner_type));
+	for (int i = 0; i < GPUHASH_MAX_HASH_CLAUSES; i++)
+	{
+		Expr	   *oe = i < list_length(outer_exprs) ? list_nth(outer_exprs, i) : NULL;
+		Expr	   *ie = i < list_length(inner_exprs) ? list_nth(inner_exprs, i) : NULL;
+
+		/* GJ_PRIV_OUTER_KEY .. GJ_PRIV_INNER_TYPE, then the second key's (or 0s) */
+		private = lappend(private, makeInteger(oe ? tlist_position(outer_plan->targetlist, oe) : 0));
+		private = lappend(private, makeInteger(ie ? tlist_position(inner_plan->targetlist, ie) : 0));
+		private = lappend(private, makeInteger(oe ? exprType((Node *) oe) : InvalidOid));
+		private = lappend(private, makeInteger(ie ? exprType((Node *) ie) : InvalidOid));
+	}
 	private = lappend(private, makeInteger(ght_choose_method(dev, (uint64) build_rows, key_width, 0)));
 	private = lappend(private, makeInteger(dev));
 	private = lappend(private, makeInteger(inner_split));
@@ -527,7 +652,7 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
-	cscan->custom_exprs = lcons(hash_rinfo->clause, joinquals);
+	cscan->custom_exprs = lcons(make_ands_explicit(hash_clauses), joinquals);
 	cscan->custom_private = private;
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = joinrelids;
