@@ -32,6 +32,7 @@ GPUHASH_CUDA_ARCHS ?= 70 75 80 86 89 90
 CORE_C   = $(filter-out src/core/gpu_stub.c,$(wildcard src/core/*.c))
 CORE_CU  = $(wildcard src/core/*.cu)
 CORE_H   = $(wildcard src/core/*.h)
+CORE_CUH = $(wildcard src/core/*.cuh)
 PG_WINGS = common api plan exec
 PG_SRC   = $(foreach w,$(PG_WINGS),$(wildcard src/pg/$(w)/*.c))
 OBJS     = $(PG_SRC:.c=.o) $(CORE_C:.c=.o)
@@ -68,7 +69,7 @@ include $(PGXS)
 $(shlib): $(CUDA_LIB) src/gpuhash.map
 $(OBJS): $(CORE_H) $(foreach w,$(PG_WINGS),$(wildcard src/pg/$(w)/*.h))
 
-build/cuda/%.o: src/core/%.cu $(CORE_H)
+build/cuda/%.o: src/core/%.cu $(CORE_H) $(CORE_CUH)
 	@mkdir -p build/cuda
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
