@@ -117,7 +117,8 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 	gj->join_qual = ExecInitQual(join_quals(cscan, gj), &node->ss.ps);
 	gj->row_qual = ExecInitQual(list_copy_tail(cscan->custom_exprs, 1 + gj->n_join_quals),
 								&node->ss.ps);
-	gj->keep_inner = gj->jointype == JOIN_INNER || gj->join_qual != NULL;
+	gj->keep_inner = gj->jointype == JOIN_INNER || gj->jointype == JOIN_LEFT ||
+		gj->join_qual != NULL;
 	set_inline_ok(gj, ExecGetResultType(inner));
 	gj->outer_reader = gpuhash_heap_reader_create(outer);
 	gj->inner_reader = gpuhash_heap_reader_create(inner);
@@ -187,14 +188,14 @@ overlap_reset_callback(void *arg)
  * Probe with a helper thread (probe_overlap.c) when this participant probes
  * the shared image on the CPU and the probe's results per key are bounded:
  * a flag per key (semi and anti joins without other join clauses), or a
- * match per key at most (inner joins on unique build keys).  The helper
- * lives as long as the build: it goes with run_cxt.
+ * match per key at most (inner and left joins on unique build keys).  The
+ * helper lives as long as the build: it goes with run_cxt.
  */
 void
 gpuhash_join_start_overlap(GpuJoinState *gj, const void *image, uint64 image_bytes)
 {
 	ght_stats	st;
-	bool		pairs = gj->jointype == JOIN_INNER;
+	bool		pairs = gj->jointype == JOIN_INNER || gj->jointype == JOIN_LEFT;
 	const char *why;
 	MemoryContextCallback *cb;
 
@@ -476,9 +477,10 @@ gpuhash_join_ensure_built(GpuJoinState *gj)
 	 * An empty table matches nothing, so an inner or semi join returns no
 	 * rows without reading its outer side, as PostgreSQL's hash join does;
 	 * like it, it then computes nothing there (a key expression that would
-	 * fail on some outer row does not).
+	 * fail on some outer row does not).  Anti and left joins return every
+	 * outer row then, and read them all.
 	 */
-	if (gj->jointype != JOIN_ANTI && gj->table_empty)
+	if ((gj->jointype == JOIN_INNER || gj->jointype == JOIN_SEMI) && gj->table_empty)
 		gj->outer_done = true;
 }
 
@@ -504,7 +506,7 @@ build(GpuJoinState *gj)
 	{
 		gpuhash_res_host_alloc(gj->found, gj->batch_rows);
 		gj->row_match = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows);
-		if (gj->jointype == JOIN_ANTI)
+		if (gj->jointype == JOIN_ANTI || gj->jointype == JOIN_LEFT)
 			gj->key_row = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows * sizeof(uint32));
 	}
 }
@@ -521,8 +523,8 @@ note_device_bytes(GpuJoinState *gj)
 /*
  * Fill the outer batch, up to gpuhash.batch_rows rows or about
  * gpuhash.staging_memory bytes.  Inner and semi joins drop rows with NULL
- * keys (they match nothing); anti joins keep them, unmatched.  A helper
- * (ov) is handed the keys as they are written.
+ * keys (they match nothing); anti and left joins keep them, unmatched.  A
+ * helper (ov) is handed the keys as they are written.
  */
 static void
 fill_batch(GpuJoinState *gj, GpuhashOverlap *ov)
@@ -547,7 +549,7 @@ fill_batch(GpuJoinState *gj, GpuhashOverlap *ov)
 			break;
 		}
 		keynull = !outer_row_key(gj, values, isnull, &key);
-		if (keynull && gj->jointype != JOIN_ANTI)
+		if (keynull && gj->jointype != JOIN_ANTI && gj->jointype != JOIN_LEFT)
 			continue;
 		row = gpuhash_store_append(&gj->outer, values, isnull);
 		if (!keynull)
@@ -731,8 +733,11 @@ gpuhash_join_start_batch(GpuJoinState *gj)
 	INSTR_TIME_SET_CURRENT(start);
 	ght_ctx_transfer_stats(gj->ctx, &xfer);
 	gj->stats.batches++;
-	if (gj->jointype == JOIN_INNER)
+	if (gj->jointype == JOIN_INNER || gj->jointype == JOIN_LEFT)
 	{
+		/* a left join's rows that no pair passes are emitted after its pairs */
+		if (gj->jointype == JOIN_LEFT)
+			memset(gj->row_match, 0, gj->outer.nrows);
 		if (gj->overlapped_batch)
 			gj->overlap_pairs_left = true;
 		else
@@ -768,8 +773,9 @@ gpuhash_join_start_batch(GpuJoinState *gj)
 }
 
 /*
- * Inner join: the next pairs of the batch's probe into gj->pidx, gj->brow,
- * gj->npairs; false, with the probe released, when there are no more.
+ * Inner and left joins: the next pairs of the batch's probe into gj->pidx,
+ * gj->brow, gj->npairs; false, with the probe released, when there are no
+ * more.
  */
 bool
 gpuhash_join_next_pairs(GpuJoinState *gj)
@@ -816,6 +822,8 @@ next_scan_tuple(GpuJoinState *gj)
 				if (gj->pos < gj->npairs)
 				{
 					uint64		j = gj->pos++;
+					uint64		row;
+					TupleTableSlot *slot;
 
 					/*
 					 * Build rows are fetched at random: start loading one a
@@ -826,13 +834,46 @@ next_scan_tuple(GpuJoinState *gj)
 						!gj->inner_in_table)
 						__builtin_prefetch(gj->inner.rows +
 										   gj->brow[j + PAIR_PREFETCH_AHEAD] * gj->inner.stride);
-					return gpuhash_join_scan_tuple(gj, gj->pidx[j], true, gj->pidx[j], gj->brow[j]);
+					row = row_of_key(gj, gj->pidx[j]);
+					slot = gpuhash_join_scan_tuple(gj, row, true, gj->pidx[j], gj->brow[j]);
+					if (gj->jointype != JOIN_LEFT)
+						return slot;
+
+					/*
+					 * A left join's pair counts only when the other join
+					 * clauses hold: its outer row is then matched, and is not
+					 * null-extended later, whatever the filter above it says.
+					 */
+					if (gj->join_qual != NULL)
+					{
+						ExprContext *econtext = gj->css.ss.ps.ps_ExprContext;
+
+						econtext->ecxt_scantuple = slot;
+						if (!ExecQual(gj->join_qual, econtext))
+						{
+							InstrCountFiltered1(&gj->css, 1);
+							ResetExprContext(econtext);
+							continue;
+						}
+					}
+					gj->row_match[row] = 1;
+					return slot;
 				}
 				else if (!gpuhash_join_next_pairs(gj))
-					gj->emit = EMIT_NONE;
+				{
+					/* then a left join's outer rows without a match */
+					if (gj->jointype == JOIN_LEFT)
+					{
+						gj->row_pos = 0;
+						gj->emit = EMIT_ROWS;
+					}
+					else
+						gj->emit = EMIT_NONE;
+				}
 				break;
 			case EMIT_ROWS:
 				{
+					/* semi: the matched rows; anti and left: the others */
 					bool		want = gj->jointype == JOIN_SEMI;
 
 					while (gj->row_pos < gj->outer.nrows)
@@ -889,7 +930,7 @@ exec_gpu_join(CustomScanState *node)
 			return NULL;
 		}
 		econtext->ecxt_scantuple = slot;
-		/* semi and anti joins applied the join clauses when matching */
+		/* semi, anti and left joins applied the join clauses when matching */
 		if (gj->jointype == JOIN_INNER && gj->join_qual != NULL &&
 			!ExecQual(gj->join_qual, econtext))
 		{
@@ -986,7 +1027,17 @@ end_gpu_join(CustomScanState *node)
 static const char *
 join_type_name(JoinType t)
 {
-	return t == JOIN_INNER ? "Inner" : t == JOIN_SEMI ? "Semi" : "Anti";
+	switch (t)
+	{
+		case JOIN_INNER:
+			return "Inner";
+		case JOIN_LEFT:
+			return "Left";
+		case JOIN_SEMI:
+			return "Semi";
+		default:
+			return "Anti";
+	}
 }
 
 static void

@@ -47,8 +47,9 @@ typedef struct GpuJoinStats
 typedef enum GpuJoinEmit
 {
 	EMIT_NONE,					/* load the next outer batch */
-	EMIT_PAIRS,					/* inner join: pairs of the current batch */
-	EMIT_ROWS					/* semi/anti: rows of the current batch */
+	EMIT_PAIRS,					/* inner/left: pairs of the current batch */
+	EMIT_ROWS					/* semi/anti, and left after its pairs: rows of
+								 * the current batch */
 } GpuJoinEmit;
 
 typedef struct GpuJoinShared GpuJoinShared;
@@ -114,7 +115,7 @@ typedef struct GpuJoinState
 	GpuhashRes *outer_keys;
 	uint64		batch_rows;		/* gpuhash.batch_rows, capped on the CPU */
 	uint64		nkeys;
-	uint32	   *key_row;		/* anti: batch row of each key */
+	uint32	   *key_row;		/* anti and left: batch row of each key */
 	bool		outer_done;
 	bool		table_empty;	/* the build holds no row */
 
@@ -125,7 +126,7 @@ typedef struct GpuJoinState
 	uint64		npairs;
 	uint64		pos;
 	GpuhashRes *found;			/* ght_contains output, a byte per key */
-	uint8	   *row_match;		/* semi/anti: per batch row */
+	uint8	   *row_match;		/* semi/anti/left: per batch row */
 	uint32	   *fold_rows;		/* semi/anti aggregates: matching batch rows */
 	uint64		row_pos;
 

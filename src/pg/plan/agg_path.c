@@ -359,14 +359,22 @@ aggs_compile_for(List *aggs, CustomPath *join)
 								 &specs);
 }
 
-/* A GpuHashJoin path of rel, under its projection if it has one. */
+/*
+ * A GpuHashJoin path of rel, under its projection if it has one.  Not a
+ * left join's: the folding follows the matches and never sees the
+ * null-extended rows.
+ */
 static CustomPath *
 join_path_of(Path *p, RelOptInfo *rel)
 {
 	/* the joined columns are read from the join, not its projection */
 	if (IsA(p, ProjectionPath))
 		p = ((ProjectionPath *) p)->subpath;
-	return gpuhash_is_join_path(p) && p->parent == rel ? (CustomPath *) p : NULL;
+	if (!gpuhash_is_join_path(p) || p->parent != rel)
+		return NULL;
+	if (intVal(lfourth(((CustomPath *) p)->custom_private)) == JOIN_LEFT)
+		return NULL;
+	return (CustomPath *) p;
 }
 
 /*

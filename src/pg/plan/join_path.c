@@ -1,6 +1,6 @@
 /*
  * join_path.c - the planner side of GpuHashJoin: a custom join path for
- * inner, semi and anti equijoins on an integer or date key, or two 4-byte
+ * inner, left, semi and anti equijoins on an integer or date key, or two 4-byte
  * keys packed into one (HashKeys), offered through set_join_pathlist_hook
  * and turned into a CustomScan plan.  A key is a column of its side, or an
  * expression over that side's columns, which the side's plan is then asked
@@ -195,9 +195,9 @@ is_narrow_clause(const HashClause *hc)
  * The clauses to hash on (HashKeys): the first two narrow ones of the
  * restriction list when it has two, else its first hashable one.  A
  * hashable clause is an integer (or date) equality between a key of each
- * side.  For anti joins only join clauses count: pushed-down ones filter
- * the result instead.  (A semi join, like an inner join, treats all its
- * clauses alike.)
+ * side.  For left and anti joins only join clauses count: pushed-down ones
+ * filter the result instead, null-extended rows included.  (A semi join,
+ * like an inner join, treats all its clauses alike.)
  */
 static bool
 find_hash_clauses(List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
@@ -215,7 +215,8 @@ find_hash_clauses(List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		Expr	   *l,
 				   *r;
 
-		if (jointype == JOIN_ANTI && RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids))
+		if ((jointype == JOIN_ANTI || jointype == JOIN_LEFT) &&
+			RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids))
 			continue;
 		if (!rinfo->can_join || !is_opclause(rinfo->clause))
 			continue;
@@ -347,12 +348,13 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 	/*
 	 * The other join clauses are tested on every pair the hash key matches,
 	 * not only on the rows they let through (a subplan in them runs once a
-	 * pair); a semi or anti join stops at an outer row's first match.
+	 * pair); a semi or anti join stops at an outer row's first match.  A
+	 * left join tests every pair, as an inner join does.
 	 */
 	cost_qual_eval(&qc, quals, root);
 	matches = outer->rows * build_rows *
 		clauselist_selectivity(root, hash_rinfos(keys), 0, JOIN_INNER, NULL);
-	if (jointype != JOIN_INNER)
+	if (jointype == JOIN_SEMI || jointype == JOIN_ANTI)
 		matches = Min(matches, outer->rows);
 	matches = Max(matches, out_rows);
 
@@ -437,7 +439,13 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 
 	if (!gpuhash_enable_join)
 		return;
-	if (jointype != JOIN_INNER && jointype != JOIN_SEMI && jointype != JOIN_ANTI)
+	/*
+	 * JOIN_LEFT keeps outerrel's rows and hashes innerrel's, the side that
+	 * is null-extended.  JOIN_RIGHT and JOIN_FULL would have to return the
+	 * build side's unmatched rows, which the node does not track.
+	 */
+	if (jointype != JOIN_INNER && jointype != JOIN_LEFT &&
+		jointype != JOIN_SEMI && jointype != JOIN_ANTI)
 		return;
 	/*
 	 * Only unparameterized paths are made, so none for a join that refers
@@ -547,8 +555,8 @@ plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 
 /*
  * The CustomScan of a GpuHashJoin path, or of a GpuHashAggregate path made
- * from one (agg_path.c), for the join of joinrelids.  An anti join's
- * pushed-down clauses, which filter the joined rows, are returned in
+ * from one (agg_path.c), for the join of joinrelids.  A left or anti
+ * join's pushed-down clauses, which filter the joined rows, are returned in
  * *otherquals for the caller to place.
  */
 CustomScan *
@@ -607,9 +615,9 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 
 	/*
 	 * The other join clauses are evaluated on each matching pair: an inner
-	 * join drops the pairs that fail them, and a semi or anti join counts a
-	 * pair as a match only when they hold.  An anti join's pushed-down
-	 * clauses filter what comes out.  Pseudoconstant clauses are evaluated
+	 * join drops the pairs that fail them, and a left, semi or anti join
+	 * counts a pair as a match only when they hold.  A left or anti join's
+	 * pushed-down clauses filter what comes out.  Pseudoconstant clauses are evaluated
 	 * like the others: no gating Result node is made for a custom join.
 	 */
 	*otherquals = NIL;
@@ -619,7 +627,8 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 
 		if (list_member_ptr(hash_rinfos, ri))
 			continue;
-		if (jointype == JOIN_ANTI && RINFO_IS_PUSHED_DOWN(ri, joinrelids))
+		if ((jointype == JOIN_ANTI || jointype == JOIN_LEFT) &&
+			RINFO_IS_PUSHED_DOWN(ri, joinrelids))
 			*otherquals = lappend(*otherquals, ri->clause);
 		else
 			joinquals = lappend(joinquals, ri->clause);
