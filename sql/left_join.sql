@@ -144,6 +144,24 @@ SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off
 SELECT * FROM ta LEFT JOIN tb ON ta.k = tb.k ORDER BY 1, 2, 3, 4;
 SELECT * FROM ta LEFT JOIN tb ON ta.k = tb.k AND tb.v > ta.v ORDER BY 1, 2, 3, 4;
 SELECT * FROM ta LEFT JOIN tb ON ta.k = tb.k WHERE coalesce(tb.v, 0) < 6 ORDER BY 1, 2, 3, 4;
+-- a cursor scrolling back and forth over the node
+BEGIN;
+DECLARE c SCROLL CURSOR FOR
+  SELECT (tb.k IS NULL) = (tb.v IS NULL) AS ok FROM ta LEFT JOIN tb ON ta.k = tb.k;
+FETCH 3 FROM c;
+FETCH BACKWARD 2 FROM c;
+MOVE LAST IN c;
+FETCH BACKWARD 1 FROM c;
+CLOSE c;
+COMMIT;
+-- a prepared statement's generic plan, with a parameter in the join clause
+SET plan_cache_mode = force_generic_plan;
+PREPARE lp(int) AS SELECT count(*), count(tb.v) FROM ta LEFT JOIN tb ON ta.k = tb.k AND tb.v > $1;
+EXECUTE lp(0);
+EXECUTE lp(4);
+EXECUTE lp(100);
+DEALLOCATE lp;
+RESET plan_cache_mode;
 -- LIMIT stops early
 SELECT count(*) FROM (SELECT * FROM lo LEFT JOIN li ON lo.k = li.k LIMIT 7) s;
 RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
