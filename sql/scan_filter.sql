@@ -123,6 +123,9 @@ INSERT INTO corpus VALUES
   (45, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.c IN (''ab '', ''x'', '''')'),
   (46, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.n < 5.5'),
   (47, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.n BETWEEN 1 AND 2.25 OR f.n = 3'),
+  -- two columns compared
+  (48, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.k < f.v AND f.i8 >= f.k'),
+  (49, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.t = f.t OR f.i2 <> f.k'),
   -- quals left to the executor, alone and after compiled ones
   (50, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.v % 7 = 3'),
   (51, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.v % 7 = 3 AND f.k > 10 AND f.t LIKE ''a1%'''),
@@ -145,7 +148,7 @@ INSERT INTO corpus VALUES
 
 -- the plans: the filter stays on the Seq Scan, which the node reads
 SELECT * FROM pg_temp.plan('SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.v > 50 AND i.i2 IN (1, 2)');
-SELECT ord, pg_temp.direct(q) FROM corpus WHERE ord IN (1, 2, 22, 40, 50, 51, 53, 60, 61, 63, 72) ORDER BY ord;
+SELECT ord, pg_temp.direct(q) FROM corpus WHERE ord IN (1, 2, 22, 40, 48, 49, 50, 51, 53, 60, 61, 63, 72) ORDER BY ord;
 
 -- the corpus, serial
 SELECT ord, pg_temp.same(q) FROM corpus ORDER BY ord;

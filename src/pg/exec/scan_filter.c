@@ -5,7 +5,8 @@
  * bypassing the Seq Scan node; when that scan has a filter, handing every
  * row to ExecQual would give back much of what the bypass saves.  Most
  * analytical filters are comparisons of a column with a constant, IN lists,
- * NULL tests and AND/OR/NOT over those.  This file turns such quals into a
+ * NULL tests and AND/OR/NOT over those (and a comparison of two columns,
+ * as TPC-H's l_commitdate < l_receiptdate).  This file turns such quals into a
  * small tree evaluated straight on the row's datums: integers, dates and
  * booleans are compared as 64-bit integers, and other types through their
  * btree comparison function, called directly.  Quals of any other form
@@ -39,9 +40,9 @@
 
 typedef enum FilterKind
 {
-	FK_INT_CMP,					/* column op constant, as int64 */
+	FK_INT_CMP,					/* column op constant (or column), as int64 */
 	FK_INT_IN,					/* column = ANY / <> ALL (constants), as int64 */
-	FK_FN_CMP,					/* column op constant, by the operator's function */
+	FK_FN_CMP,					/* column op constant (or column), by the operator's function */
 	FK_FN_IN,					/* column op ANY / ALL (constants), likewise */
 	FK_BOOL_COL,				/* a boolean column */
 	FK_NULL_TEST,				/* column IS [NOT] NULL */
@@ -55,6 +56,8 @@ typedef struct FilterNode
 	FilterKind	kind;
 	int			att;			/* leaves: heap attribute, 0-based */
 	Oid			type;			/* leaves: the column's type */
+	int			att2;			/* FK_*_CMP: the other column, or -1 */
+	Oid			type2;
 	int			cmp;			/* FK_*_CMP: strategy, column on the left */
 	bool		flag;			/* IN: ANY (true) or ALL; NULL test: IS NULL */
 	bool		has_null;		/* IN: the list holds a NULL */
@@ -200,6 +203,36 @@ new_leaf(FilterKind kind, int att, TupleDesc desc)
 	f->kind = kind;
 	f->att = att;
 	f->type = TupleDescAttr(desc, att)->atttypid;
+	f->att2 = -1;
+	return f;
+}
+
+/* column op column */
+static FilterNode *
+compile_columns(OpExpr *op, TupleDesc desc, int att, int att2)
+{
+	Oid			lt = TupleDescAttr(desc, att)->atttypid;
+	Oid			rt = TupleDescAttr(desc, att2)->atttypid;
+	FilterNode *f;
+	int			s;
+
+	if (!is_btree_comparison(op->opno))
+		return NULL;
+	if (int_like(lt) && int_like(rt) &&
+		lt == exprType(linitial(op->args)) && rt == exprType(lsecond(op->args)) &&
+		(s = int_strategy(op->opno, lt, rt)) != 0)
+		f = new_leaf(FK_INT_CMP, att, desc);
+	else
+	{
+		f = new_leaf(FK_FN_CMP, att, desc);
+		f->var_left = true;
+		f->collation = op->inputcollid;
+		fmgr_info(get_opcode(op->opno), &f->fn);
+		s = 0;
+	}
+	f->cmp = s;
+	f->att2 = att2;
+	f->type2 = rt;
 	return f;
 }
 
@@ -209,7 +242,8 @@ compile_opexpr(OpExpr *op, TupleDesc desc)
 	Node	   *l,
 			   *r;
 	Const	   *c;
-	int			att;
+	int			att,
+				att2;
 	bool		var_left;
 	FilterNode *f;
 	int			s;
@@ -218,6 +252,8 @@ compile_opexpr(OpExpr *op, TupleDesc desc)
 		return NULL;
 	l = linitial(op->args);
 	r = lsecond(op->args);
+	if ((att = column_of(l, desc)) >= 0 && (att2 = column_of(r, desc)) >= 0)
+		return compile_columns(op, desc, att, att2);
 	if ((att = column_of(l, desc)) >= 0 && IsA(r, Const))
 		var_left = true;
 	else if ((att = column_of(r, desc)) >= 0 && IsA(l, Const))
@@ -386,6 +422,8 @@ collect_atts(const FilterNode *f, Bitmapset **atts, bool *calls)
 			collect_atts(f->kids[i], atts, calls);
 	else
 		*atts = bms_add_member(*atts, f->att);
+	if (f->att2 >= 0)
+		*atts = bms_add_member(*atts, f->att2);
 	if (f->kind == FK_FN_CMP || f->kind == FK_FN_IN)
 		*calls = true;
 }
@@ -497,9 +535,10 @@ eval(const FilterNode *f, const Datum *values, const bool *isnull)
 	switch (f->kind)
 	{
 		case FK_INT_CMP:
-			if (isnull[f->att])
+			if (isnull[f->att] || (f->att2 >= 0 && isnull[f->att2]))
 				return SF_NULL;
-			return int_compare(f->cmp, int_value(f->type, values[f->att]), f->value);
+			return int_compare(f->cmp, int_value(f->type, values[f->att]),
+							   f->att2 >= 0 ? int_value(f->type2, values[f->att2]) : f->value);
 		case FK_INT_IN:
 			{
 				int64		x;
@@ -511,9 +550,9 @@ eval(const FilterNode *f, const Datum *values, const bool *isnull)
 				return in_result(f, bsearch(&x, f->set, f->nset, sizeof(int64), cmp_int64) != NULL);
 			}
 		case FK_FN_CMP:
-			if (isnull[f->att])
+			if (isnull[f->att] || (f->att2 >= 0 && isnull[f->att2]))
 				return SF_NULL;
-			return fn_call(f, values[f->att], f->datums[0]);
+			return fn_call(f, values[f->att], f->att2 >= 0 ? values[f->att2] : f->datums[0]);
 		case FK_FN_IN:
 			{
 				bool		saw_null = false;
