@@ -167,8 +167,9 @@ FETCH ABSOLUTE 0 FROM ds_cur;
 FETCH 1 FROM ds_cur;
 COMMIT;
 
--- EXPLAIN ANALYZE says which sides are read directly, and still counts the
--- Seq Scan's rows (live rows only)
+-- EXPLAIN ANALYZE says which sides are read directly (a filtered side too,
+-- with how many of its quals are compiled), and still counts the Seq Scan's
+-- rows (live rows only)
 SELECT q, l FROM (VALUES
   ('SELECT count(*) FROM ds_plain p JOIN ds_dim d ON p.dim_id = d.id'),
   ('SELECT count(*) FROM ds_plain p JOIN ds_dim d ON p.dim_id = d.id AND d.payload > 3'),

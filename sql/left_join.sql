@@ -14,50 +14,7 @@ SET gpuhash.join_probe_row_cost = 0;
 -- many batches
 SET gpuhash.batch_rows = 1024;
 
--- EXPLAIN (COSTS OFF) of q with PostgreSQL's own joins off, without the
--- lines that depend on estimates
-CREATE FUNCTION pg_temp.plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE l text;
-BEGIN
-  PERFORM set_config('enable_hashjoin', 'off', true);
-  PERFORM set_config('enable_mergejoin', 'off', true);
-  PERFORM set_config('enable_nestloop', 'off', true);
-  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF l !~ '(Device|Hash Method|Build Rows \(estimated\)): ' THEN RETURN NEXT l; END IF;
-  END LOOP;
-END $$;
-
--- q with PostgreSQL's own joins off (the node must be used) and with the
--- node off, compared as multisets; says whether the node ran in parallel
-CREATE FUNCTION pg_temp.same(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  used boolean := false; par boolean := false; n bigint; n_on bigint;
-  only_on bigint; only_off bigint; l text;
-BEGIN
-  PERFORM set_config('enable_hashjoin', 'off', true);
-  PERFORM set_config('enable_mergejoin', 'off', true);
-  PERFORM set_config('enable_nestloop', 'off', true);
-  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    used := used OR l ~ 'Custom Scan \(GpuHash(Join|Aggregate)\)';
-    par := par OR l ~ 'Parallel Custom Scan \(GpuHash';
-  END LOOP;
-  EXECUTE 'CREATE TEMP TABLE r_on AS SELECT s::text AS r FROM (' || q || ') s';
-  PERFORM set_config('enable_hashjoin', 'on', true);
-  PERFORM set_config('enable_mergejoin', 'on', true);
-  PERFORM set_config('enable_nestloop', 'on', true);
-  PERFORM set_config('gpuhash.enable_join', 'off', true);
-  EXECUTE 'CREATE TEMP TABLE r_off AS SELECT s::text AS r FROM (' || q || ') s';
-  PERFORM set_config('gpuhash.enable_join', 'on', true);
-  SELECT count(*) INTO n FROM r_off;
-  SELECT count(*) INTO n_on FROM r_on;
-  SELECT count(*) INTO only_on FROM (SELECT * FROM r_on EXCEPT ALL SELECT * FROM r_off) x;
-  SELECT count(*) INTO only_off FROM (SELECT * FROM r_off EXCEPT ALL SELECT * FROM r_on) x;
-  DROP TABLE r_on; DROP TABLE r_off;
-  RETURN CASE WHEN NOT used THEN 'GpuHash node not used'
-              WHEN only_on + only_off = 0 AND n = n_on
-                THEN format('same %s rows%s', n, CASE WHEN par THEN ', parallel' ELSE '' END)
-              ELSE format('DIFFERENT: %s rows only with the node, %s only without', only_on, only_off) END;
-END $$;
+\i sql/compare.psql
 
 -- random data: NULL keys on both sides, duplicates, keys that miss
 SELECT setseed(0.4242);

@@ -6,13 +6,17 @@
  * Seq Scan for them one at a time costs more than everything else the join
  * does to a row: a call down the executor, a buffer pin taken and dropped
  * for each tuple, and a general-purpose deform (bench/NOTES.md section 12).
- * When the child is a Seq Scan of a heap table with no filter, whose output
- * is its table's columns, the reader does the Seq Scan's work itself, a page
- * at a time, through the Seq Scan's own scan descriptor: the same page order
+ * When the child is a Seq Scan of a heap table whose output is its table's
+ * columns, the reader does the Seq Scan's work itself, a page at a time,
+ * through the Seq Scan's own scan descriptor: the same page order
  * (synchronised and parallel scans included), the same visibility decisions
  * (heapgetpage, under the scan's snapshot), the same statistics.  A tuple
  * without NULLs whose wanted columns are by-value and at fixed offsets is
  * read in place; any other tuple goes through the Seq Scan's slot as usual.
+ * The Seq Scan's filter is applied as the rows are read: the quals that
+ * scan_filter.c compiles straight on the row's values, the others through
+ * ExecQual on the Seq Scan's slot, and the rows it removes are counted as
+ * the Seq Scan counts them (Rows Removed by Filter).
  *
  * Everything the reader knows between calls lives in the scan descriptor,
  * so a rescan of the Seq Scan (table_rescan) restarts it as it restarts the
@@ -37,6 +41,7 @@
 
 #include "heap_reader.h"
 #include "join_node.h"
+#include "scan_filter.h"
 
 struct GpuhashHeapReader
 {
@@ -48,14 +53,58 @@ struct GpuhashHeapReader
 	uint32	   *off;			/* each output column's offset past t_hoff */
 	int16	   *len;
 
+	/* the Seq Scan's filter, when it has one */
+	GpuhashScanFilter *filter;	/* its compiled quals, or NULL */
+	ExprState  *rest;			/* the others, or NULL */
+	int			nfatts;			/* the heap attributes the filter reads */
+	const int  *fatts;
+	uint32	   *foff;			/* their offsets past t_hoff, in place */
+	int16	   *flen;
+	Datum	   *hvalues;		/* a row's filter attributes read in place, */
+	bool	   *hisnull;		/* indexed by heap attribute */
+	int			nrest;			/* quals left to the executor */
+	bool		filter_calls;	/* the compiled quals call functions */
+
 	/* while reading (between begin and pause) */
 	HeapScanDesc scan;
 	bool		generic;		/* not page-at-a-time: ExecProcNode instead */
 	Page		page;			/* NULL: no current page */
 	int			index;			/* next entry of scan->rs_vistuples */
-	uint64		returned;
+	uint64		returned;		/* rows that passed the filter */
+	uint64		fetched;		/* visible rows read */
 	HeapTupleData tuple;
 };
+
+#if PG_VERSION_NUM < 170000
+
+/*
+ * The Seq Scan's quals: those scan_filter.c compiles, the rest for ExecQual
+ * on the Seq Scan's slot (made here: the Seq Scan's own ExprState holds
+ * all of them).
+ */
+static void
+compile_filter(GpuhashHeapReader *r, PlanState *child, TupleDesc rdesc)
+{
+	List	   *rest;
+
+	r->filter = gpuhash_scan_filter_compile(child->plan->qual, rdesc, &rest);
+	if (rest != NIL)
+	{
+		r->rest = ExecInitQual(rest, child);
+		r->nrest = list_length(rest);
+	}
+	if (r->filter == NULL)
+		return;
+	r->filter_calls = gpuhash_scan_filter_calls(r->filter);
+	r->nfatts = gpuhash_scan_filter_attrs(r->filter, &r->fatts);
+	r->natts_needed = Max(r->natts_needed, r->fatts[r->nfatts - 1] + 1);
+	r->foff = palloc0(r->nfatts * sizeof(uint32));
+	r->flen = palloc0(r->nfatts * sizeof(int16));
+	r->hvalues = palloc0(rdesc->natts * sizeof(Datum));
+	r->hisnull = palloc0(rdesc->natts * sizeof(bool));
+}
+
+#endif
 
 GpuhashHeapReader *
 gpuhash_heap_reader_create(PlanState *child)
@@ -70,7 +119,7 @@ gpuhash_heap_reader_create(PlanState *child)
 	GpuhashHeapReader *r;
 	uint32		off = 0;
 
-	if (!gpuhash_direct_scan || !IsA(child, SeqScanState) || child->qual != NULL ||
+	if (!gpuhash_direct_scan || !IsA(child, SeqScanState) ||
 		child->state->es_epq_active != NULL ||
 		!IsMVCCSnapshot(child->state->es_snapshot))
 		return NULL;
@@ -116,13 +165,15 @@ gpuhash_heap_reader_create(PlanState *child)
 	}
 	for (int c = 0; c < r->ncols; c++)
 		r->natts_needed = Max(r->natts_needed, r->attno[c] + 1);
+	if (child->plan->qual != NIL)
+		compile_filter(r, child, rdesc);
 
 	/*
 	 * In a tuple without NULLs, an attribute after fixed-length ones only is
 	 * at a fixed offset; the wanted ones must also be by value to be read in
 	 * place.
 	 */
-	r->in_place = true;
+	r->in_place = r->rest == NULL;
 	for (int a = 0; a < r->natts_needed && r->in_place; a++)
 	{
 		Form_pg_attribute att = TupleDescAttr(rdesc, a);
@@ -140,6 +191,14 @@ gpuhash_heap_reader_create(PlanState *child)
 					r->in_place = false;
 				r->off[c] = off;
 				r->len[c] = att->attlen;
+			}
+		for (int k = 0; k < r->nfatts; k++)
+			if (r->fatts[k] == a)
+			{
+				if (!att->attbyval)
+					r->in_place = false;
+				r->foff[k] = off;
+				r->flen[k] = att->attlen;
 			}
 		off += att->attlen;
 	}
@@ -214,8 +273,31 @@ next_page(GpuhashHeapReader *r)
 	return true;
 }
 
-/* A tuple that cannot be read in place: deformed through the Seq Scan's slot. */
-static pg_noinline void
+/*
+ * Does a row pass the compiled quals?  Comparison functions run in the Seq
+ * Scan's per-tuple memory, reset for each row, as ExecQual's do.
+ */
+static inline bool
+filter_pass(GpuhashHeapReader *r, const Datum *values, const bool *isnull)
+{
+	ExprContext *econtext = r->node->ps.ps_ExprContext;
+	MemoryContext old;
+	bool		pass;
+
+	if (!r->filter_calls)
+		return gpuhash_scan_filter_pass(r->filter, values, isnull);
+	ResetExprContext(econtext);
+	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	pass = gpuhash_scan_filter_pass(r->filter, values, isnull);
+	MemoryContextSwitchTo(old);
+	return pass;
+}
+
+/*
+ * A tuple that cannot be read in place: deformed through the Seq Scan's
+ * slot and filtered there, as the Seq Scan would; false when filtered out.
+ */
+static pg_noinline bool
 read_through_slot(GpuhashHeapReader *r, HeapTupleHeader td, ItemId lpp, OffsetNumber lineoff,
 				  Datum *values, bool *isnull)
 {
@@ -227,11 +309,32 @@ read_through_slot(GpuhashHeapReader *r, HeapTupleHeader td, ItemId lpp, OffsetNu
 	ItemPointerSet(&r->tuple.t_self, r->scan->rs_cblock, lineoff);
 	ExecStoreBufferHeapTuple(&r->tuple, slot, r->scan->rs_cbuf);
 	slot_getsomeattrs(slot, r->natts_needed);
+	if (r->filter && !filter_pass(r, slot->tts_values, slot->tts_isnull))
+		return false;
+	if (r->rest)
+	{
+		ExprContext *econtext = r->node->ps.ps_ExprContext;
+
+		ResetExprContext(econtext);
+		econtext->ecxt_scantuple = slot;
+		if (!ExecQual(r->rest, econtext))
+			return false;
+	}
 	for (int c = 0; c < r->ncols; c++)
 	{
 		values[c] = slot->tts_values[r->attno[c]];
 		isnull[c] = slot->tts_isnull[r->attno[c]];
 	}
+	return true;
+}
+
+/* Does a tuple read in place pass the compiled filter? */
+static inline bool
+pass_in_place(GpuhashHeapReader *r, const char *tp)
+{
+	for (int k = 0; k < r->nfatts; k++)
+		r->hvalues[r->fatts[k]] = fetch_att(tp + r->foff[k], true, r->flen[k]);
+	return filter_pass(r, r->hvalues, r->hisnull);
 }
 
 #endif
@@ -252,6 +355,7 @@ gpuhash_heap_reader_begin(GpuhashHeapReader *r)
 	r->scan = (HeapScanDesc) r->node->ss_currentScanDesc;
 	r->generic = (r->scan->rs_base.rs_flags & SO_ALLOW_PAGEMODE) == 0;
 	r->returned = 0;
+	r->fetched = 0;
 	if (r->generic)
 		return;
 	if (child->instrument)
@@ -284,20 +388,23 @@ gpuhash_heap_reader_next(GpuhashHeapReader *r, Datum *values, bool *isnull)
 			ItemId		lpp = PageGetItemId(r->page, lineoff);
 			HeapTupleHeader td = (HeapTupleHeader) PageGetItem(r->page, lpp);
 
-			r->returned++;
+			r->fetched++;
 			if (likely(r->in_place) && !(td->t_infomask & HEAP_HASNULL) &&
 				HeapTupleHeaderGetNatts(td) >= r->natts_needed)
 			{
 				const char *tp = (const char *) td + td->t_hoff;
 
+				if (r->filter && !pass_in_place(r, tp))
+					continue;
 				for (int c = 0; c < r->ncols; c++)
 				{
 					values[c] = fetch_att(tp + r->off[c], true, r->len[c]);
 					isnull[c] = false;
 				}
 			}
-			else
-				read_through_slot(r, td, lpp, lineoff, values, isnull);
+			else if (!read_through_slot(r, td, lpp, lineoff, values, isnull))
+				continue;
+			r->returned++;
 			return true;
 		}
 		if (!next_page(r))
@@ -319,9 +426,24 @@ gpuhash_heap_reader_pause(GpuhashHeapReader *r)
 		return;
 	r->scan->rs_cindex = r->index;
 	if (pgstat_should_count_relation(rel))
-		rel->pgstat_info->t_counts.t_tuples_returned += r->returned;
+		rel->pgstat_info->t_counts.t_tuples_returned += r->fetched;
 	if (child->instrument)
+	{
 		InstrStopNode(child->instrument, (double) r->returned);
+		InstrCountFiltered1(child, r->fetched - r->returned);
+	}
 	r->returned = 0;
+	r->fetched = 0;
 #endif
+}
+
+/*
+ * How the reader applies its Seq Scan's filter: how many quals it compiled
+ * and how many it leaves to ExecQual (both 0 without a filter).
+ */
+void
+gpuhash_heap_reader_filter(const GpuhashHeapReader *r, int *compiled, int *executor)
+{
+	*compiled = r->filter ? gpuhash_scan_filter_nquals(r->filter) : 0;
+	*executor = r->nrest;
 }

@@ -12,8 +12,9 @@
 typedef struct GpuhashHeapReader GpuhashHeapReader;
 
 /*
- * A reader of child's rows, or NULL when child is not a Seq Scan it can
- * read (see heap_reader.c); the caller then uses ExecProcNode.
+ * A reader of child's rows, filtered as child filters them, or NULL when
+ * child is not a Seq Scan it can read (see heap_reader.c); the caller then
+ * uses ExecProcNode.
  */
 extern GpuhashHeapReader *gpuhash_heap_reader_create(PlanState *child);
 
@@ -28,6 +29,9 @@ extern bool gpuhash_heap_reader_next(GpuhashHeapReader *r, Datum *values, bool *
 
 /* Stop reading for now (after a run of _next calls). */
 extern void gpuhash_heap_reader_pause(GpuhashHeapReader *r);
+
+/* Its Seq Scan's quals: how many it compiled, how many ExecQual tests. */
+extern void gpuhash_heap_reader_filter(const GpuhashHeapReader *r, int *compiled, int *executor);
 
 #pragma GCC visibility pop
 

@@ -1097,6 +1097,23 @@ explain_stats(const GpuJoinStats *s, ExplainState *es)
 	ExplainPropertyUInteger("Peak Device Memory", "kB", (s->peak_device_bytes + 1023) / 1024, es);
 }
 
+/* A side read by a heap reader, and how it filters the rows (EXPLAIN's Direct Scan). */
+static void
+describe_reader(StringInfo buf, const char *side, const GpuhashHeapReader *r)
+{
+	int			compiled,
+				executor;
+
+	if (r == NULL)
+		return;
+	if (buf->len > 0)
+		appendStringInfoString(buf, ", ");
+	appendStringInfoString(buf, side);
+	gpuhash_heap_reader_filter(r, &compiled, &executor);
+	if (compiled + executor > 0)
+		appendStringInfo(buf, " (filter: %d compiled, %d by the executor)", compiled, executor);
+}
+
 static void
 explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -1118,9 +1135,14 @@ explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (gj->naggs > 0)
 		gpuhash_agg_explain(gj, context, useprefix, es);
 	if ((es->verbose || es->analyze) && (gj->outer_reader || gj->inner_reader))
-		ExplainPropertyText("Direct Scan",
-							gj->outer_reader && gj->inner_reader ? "outer, inner" :
-							gj->outer_reader ? "outer" : "inner", es);
+	{
+		StringInfoData buf;
+
+		initStringInfo(&buf);
+		describe_reader(&buf, "outer", gj->outer_reader);
+		describe_reader(&buf, "inner", gj->inner_reader);
+		ExplainPropertyText("Direct Scan", buf.data, es);
+	}
 
 	for (int i = 0; built == NULL && gj->all_stats && i < gj->nparticipants; i++)
 		if (gj->all_stats[i].built)

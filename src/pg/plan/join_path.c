@@ -273,7 +273,10 @@ parallel_divisor(int workers)
 	return divisor;
 }
 
-/* A Seq Scan of a heap table with no quals and no parameters. */
+/*
+ * A Seq Scan of a heap table without parameters, its filter included
+ * (heap_reader.c applies it as it reads).
+ */
 static bool
 plain_heap_scan(PlannerInfo *root, Path *p)
 {
@@ -284,7 +287,7 @@ plain_heap_scan(PlannerInfo *root, Path *p)
 
 	if (p->pathtype != T_SeqScan ||
 		rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION ||
-		rel->baserestrictinfo != NIL || p->param_info != NULL)
+		p->param_info != NULL)
 		return false;
 	rte = planner_rt_fetch(rel->relid, root);
 	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(rte->relid));
@@ -299,6 +302,8 @@ plain_heap_scan(PlannerInfo *root, Path *p)
  * The node reads a plain heap scan whose key is a column straight from the
  * heap (heap_reader.c): its rows never pass through the Seq Scan node, so
  * the executor's cost per row, which the scan's path counts, is not paid.
+ * A filter is still charged as the scan's path charges it, although the
+ * reader evaluates the common forms for less (scan_filter.c).
  * Any other input's rows are copied into the node's batches as they arrive,
  * which costs what PostgreSQL charges a Material node for keeping a row.
  */
@@ -728,8 +733,9 @@ gpuhash_join_init(void)
 
 	DefineCustomBoolVariable("gpuhash.direct_scan",
 							 "Lets a GPU hash join read a plain Seq Scan's heap pages itself.",
-							 "Applies to a Seq Scan below the join without a filter, whose output "
-							 "is its table's columns; off: the join asks the Seq Scan for each row.",
+							 "Applies to a Seq Scan below the join whose output is its table's "
+							 "columns, its filter applied as the rows are read; off: the join asks "
+							 "the Seq Scan for each row.",
 							 &gpuhash_direct_scan,
 							 true,
 							 PGC_USERSET,

@@ -1,0 +1,628 @@
+/*
+ * scan_filter.c - a Seq Scan's filter compiled for the direct heap reader.
+ *
+ * The heap reader (heap_reader.c) reads a join's input a page at a time,
+ * bypassing the Seq Scan node; when that scan has a filter, handing every
+ * row to ExecQual would give back much of what the bypass saves.  Most
+ * analytical filters are comparisons of a column with a constant, IN lists,
+ * NULL tests and AND/OR/NOT over those (and a comparison of two columns,
+ * as TPC-H's l_commitdate < l_receiptdate).  This file turns such quals into a
+ * small tree evaluated straight on the row's datums: integers, dates and
+ * booleans are compared as 64-bit integers, and other types through their
+ * btree comparison function, called directly.  Quals of any other form
+ * stay with the executor (ExecQual on the scan's slot), after these.
+ *
+ * Evaluation follows SQL's three-valued logic exactly: a comparison with a
+ * NULL column is NULL, AND and OR treat NULL as PostgreSQL does, and a row
+ * passes only when every qual is true.  Only btree comparison operators are
+ * compiled: they cannot fail on non-NULL input, so evaluating them before
+ * the executor's quals cannot raise an error PostgreSQL would not.
+ */
+#include "gpuhash_pg.h"
+
+#include "access/stratnum.h"
+#include "catalog/pg_opfamily_d.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/array.h"
+#include "utils/date.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+
+#include "scan_filter.h"
+
+/* three-valued results */
+#define SF_FALSE	0
+#define SF_TRUE		1
+#define SF_NULL		2
+
+/* BTLessStrategyNumber .. BTGreaterStrategyNumber, and <> */
+#define SF_NE		6
+
+typedef enum FilterKind
+{
+	FK_INT_CMP,					/* column op constant (or column), as int64 */
+	FK_INT_IN,					/* column = ANY / <> ALL (constants), as int64 */
+	FK_FN_CMP,					/* column op constant (or column), by the operator's function */
+	FK_FN_IN,					/* column op ANY / ALL (constants), likewise */
+	FK_BOOL_COL,				/* a boolean column */
+	FK_NULL_TEST,				/* column IS [NOT] NULL */
+	FK_AND,
+	FK_OR,
+	FK_NOT
+} FilterKind;
+
+typedef struct FilterNode
+{
+	FilterKind	kind;
+	int			att;			/* leaves: heap attribute, 0-based */
+	Oid			type;			/* leaves: the column's type */
+	int			att2;			/* FK_*_CMP: the other column, or -1 */
+	Oid			type2;
+	int			cmp;			/* FK_*_CMP: strategy, column on the left */
+	bool		flag;			/* IN: ANY (true) or ALL; NULL test: IS NULL */
+	bool		has_null;		/* IN: the list holds a NULL */
+	int64		value;			/* FK_INT_CMP */
+	int64	   *set;			/* FK_INT_IN: sorted; FK_FN_IN: see datums */
+	Datum	   *datums;			/* FK_FN_CMP (one) and FK_FN_IN */
+	int			nset;
+	bool		var_left;		/* FK_FN_*: the column is the first argument */
+	FmgrInfo	fn;
+	Oid			collation;
+	struct FilterNode **kids;	/* AND, OR, NOT */
+	int			nkids;
+} FilterNode;
+
+struct GpuhashScanFilter
+{
+	FilterNode **quals;
+	int			nquals;
+	int		   *atts;
+	int			natts;
+	bool		calls;			/* some qual calls a comparison function */
+};
+
+/* Types compared as int64: the integer family, date and bool. */
+static bool
+int_like(Oid type)
+{
+	return type == INT2OID || type == INT4OID || type == INT8OID ||
+		type == DATEOID || type == BOOLOID;
+}
+
+static int64
+int_value(Oid type, Datum d)
+{
+	switch (type)
+	{
+		case INT2OID:
+			return DatumGetInt16(d);
+		case INT4OID:
+			return DatumGetInt32(d);
+		case DATEOID:
+			return DatumGetDateADT(d);
+		case BOOLOID:
+			return DatumGetBool(d) ? 1 : 0;
+		default:
+			return DatumGetInt64(d);
+	}
+}
+
+/* A column of the scanned relation, possibly relabelled; its 0-based attribute or -1. */
+static int
+column_of(Node *n, TupleDesc desc)
+{
+	Var		   *v;
+
+	while (n && IsA(n, RelabelType))
+		n = (Node *) ((RelabelType *) n)->arg;
+	if (n == NULL || !IsA(n, Var))
+		return -1;
+	v = (Var *) n;
+	if (v->varlevelsup != 0 || v->varattno <= 0 || v->varattno > desc->natts ||
+		TupleDescAttr(desc, v->varattno - 1)->attisdropped)
+		return -1;
+	return v->varattno - 1;
+}
+
+static int
+commute(int cmp)
+{
+	switch (cmp)
+	{
+		case BTLessStrategyNumber:
+			return BTGreaterStrategyNumber;
+		case BTLessEqualStrategyNumber:
+			return BTGreaterEqualStrategyNumber;
+		case BTGreaterEqualStrategyNumber:
+			return BTLessEqualStrategyNumber;
+		case BTGreaterStrategyNumber:
+			return BTLessStrategyNumber;
+		default:
+			return cmp;
+	}
+}
+
+/*
+ * The comparison opno makes between two int-like values of ltype and
+ * rtype, as a strategy number (or SF_NE), or 0 when it is not one of the
+ * integer family's, date's or bool's own comparisons.
+ */
+static int
+int_strategy(Oid opno, Oid ltype, Oid rtype)
+{
+	Oid			fn = get_opcode(opno);
+
+	if (ltype == DATEOID || rtype == DATEOID)
+	{
+		if (ltype != rtype)
+			return 0;
+		return fn == F_DATE_LT ? BTLessStrategyNumber :
+			fn == F_DATE_LE ? BTLessEqualStrategyNumber :
+			fn == F_DATE_EQ ? BTEqualStrategyNumber :
+			fn == F_DATE_GE ? BTGreaterEqualStrategyNumber :
+			fn == F_DATE_GT ? BTGreaterStrategyNumber :
+			fn == F_DATE_NE ? SF_NE : 0;
+	}
+	if (ltype == BOOLOID || rtype == BOOLOID)
+	{
+		if (ltype != rtype)
+			return 0;
+		return fn == F_BOOLLT ? BTLessStrategyNumber :
+			fn == F_BOOLLE ? BTLessEqualStrategyNumber :
+			fn == F_BOOLEQ ? BTEqualStrategyNumber :
+			fn == F_BOOLGE ? BTGreaterEqualStrategyNumber :
+			fn == F_BOOLGT ? BTGreaterStrategyNumber :
+			fn == F_BOOLNE ? SF_NE : 0;
+	}
+	{
+		int			s = get_op_opfamily_strategy(opno, INTEGER_BTREE_FAM_OID);
+		Oid			neg;
+
+		if (s != 0)
+			return s;
+		neg = get_negator(opno);
+		if (OidIsValid(neg) &&
+			get_op_opfamily_strategy(neg, INTEGER_BTREE_FAM_OID) == BTEqualStrategyNumber)
+			return SF_NE;
+	}
+	return 0;
+}
+
+/* A btree comparison (or the negation of a btree equality): it cannot fail. */
+static bool
+is_btree_comparison(Oid opno)
+{
+	return get_op_btree_interpretation(opno) != NIL;
+}
+
+static FilterNode *
+new_leaf(FilterKind kind, int att, TupleDesc desc)
+{
+	FilterNode *f = palloc0(sizeof(FilterNode));
+
+	f->kind = kind;
+	f->att = att;
+	f->type = TupleDescAttr(desc, att)->atttypid;
+	f->att2 = -1;
+	return f;
+}
+
+/* column op column */
+static FilterNode *
+compile_columns(OpExpr *op, TupleDesc desc, int att, int att2)
+{
+	Oid			lt = TupleDescAttr(desc, att)->atttypid;
+	Oid			rt = TupleDescAttr(desc, att2)->atttypid;
+	FilterNode *f;
+	int			s;
+
+	if (!is_btree_comparison(op->opno))
+		return NULL;
+	if (int_like(lt) && int_like(rt) &&
+		lt == exprType(linitial(op->args)) && rt == exprType(lsecond(op->args)) &&
+		(s = int_strategy(op->opno, lt, rt)) != 0)
+		f = new_leaf(FK_INT_CMP, att, desc);
+	else
+	{
+		f = new_leaf(FK_FN_CMP, att, desc);
+		f->var_left = true;
+		f->collation = op->inputcollid;
+		fmgr_info(get_opcode(op->opno), &f->fn);
+		s = 0;
+	}
+	f->cmp = s;
+	f->att2 = att2;
+	f->type2 = rt;
+	return f;
+}
+
+static FilterNode *
+compile_opexpr(OpExpr *op, TupleDesc desc)
+{
+	Node	   *l,
+			   *r;
+	Const	   *c;
+	int			att,
+				att2;
+	bool		var_left;
+	FilterNode *f;
+	int			s;
+
+	if (list_length(op->args) != 2)
+		return NULL;
+	l = linitial(op->args);
+	r = lsecond(op->args);
+	if ((att = column_of(l, desc)) >= 0 && (att2 = column_of(r, desc)) >= 0)
+		return compile_columns(op, desc, att, att2);
+	if ((att = column_of(l, desc)) >= 0 && IsA(r, Const))
+		var_left = true;
+	else if ((att = column_of(r, desc)) >= 0 && IsA(l, Const))
+		var_left = false;
+	else
+		return NULL;
+	c = (Const *) (var_left ? r : l);
+	if (c->constisnull || !is_btree_comparison(op->opno))
+		return NULL;
+
+	if (int_like(exprType(l)) && int_like(exprType(r)) &&
+		int_like(TupleDescAttr(desc, att)->atttypid) &&
+		(s = int_strategy(op->opno, exprType(l), exprType(r))) != 0)
+	{
+		f = new_leaf(FK_INT_CMP, att, desc);
+		f->cmp = var_left ? s : commute(s);
+		f->value = int_value(c->consttype, c->constvalue);
+		return f;
+	}
+	f = new_leaf(FK_FN_CMP, att, desc);
+	f->var_left = var_left;
+	f->datums = palloc(sizeof(Datum));
+	f->datums[0] = c->constvalue;
+	f->collation = op->inputcollid;
+	fmgr_info(get_opcode(op->opno), &f->fn);
+	return f;
+}
+
+static int
+cmp_int64(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* column op ANY/ALL (array constant) */
+static FilterNode *
+compile_saop(ScalarArrayOpExpr *sa, TupleDesc desc)
+{
+	Node	   *l,
+			   *r;
+	Const	   *c;
+	int			att;
+	ArrayType  *arr;
+	Oid			elemtype;
+	int16		elmlen;
+	bool		elmbyval;
+	char		elmalign;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	int			s = 0;
+	FilterNode *f;
+
+	if (list_length(sa->args) != 2)
+		return NULL;
+	l = linitial(sa->args);
+	r = lsecond(sa->args);
+	if ((att = column_of(l, desc)) < 0 || !IsA(r, Const) || ((Const *) r)->constisnull ||
+		!is_btree_comparison(sa->opno))
+		return NULL;
+	c = (Const *) r;
+	arr = DatumGetArrayTypeP(c->constvalue);
+	elemtype = ARR_ELEMTYPE(arr);
+	get_typlenbyvalalign(elemtype, &elmlen, &elmbyval, &elmalign);
+	deconstruct_array(arr, elemtype, elmlen, elmbyval, elmalign, &elems, &nulls, &n);
+
+	if (int_like(exprType(l)) && int_like(elemtype) &&
+		int_like(TupleDescAttr(desc, att)->atttypid))
+		s = int_strategy(sa->opno, exprType(l), elemtype);
+	/* ints: only = ANY and <> ALL, which a sorted set answers */
+	if ((s == BTEqualStrategyNumber && sa->useOr) || (s == SF_NE && !sa->useOr))
+	{
+		f = new_leaf(FK_INT_IN, att, desc);
+		f->set = palloc(Max(n, 1) * sizeof(int64));
+		for (int i = 0; i < n; i++)
+		{
+			if (nulls[i])
+				f->has_null = true;
+			else
+				f->set[f->nset++] = int_value(elemtype, elems[i]);
+		}
+		qsort(f->set, f->nset, sizeof(int64), cmp_int64);
+	}
+	else
+	{
+		f = new_leaf(FK_FN_IN, att, desc);
+		f->datums = palloc(Max(n, 1) * sizeof(Datum));
+		for (int i = 0; i < n; i++)
+		{
+			if (nulls[i])
+				f->has_null = true;
+			else
+				f->datums[f->nset++] = elems[i];
+		}
+		f->var_left = true;
+		f->collation = sa->inputcollid;
+		fmgr_info(get_opcode(sa->opno), &f->fn);
+	}
+	f->flag = sa->useOr;
+	return f;
+}
+
+static FilterNode *compile_node(Node *n, TupleDesc desc);
+
+static FilterNode *
+compile_bool(BoolExpr *b, TupleDesc desc)
+{
+	FilterNode *f = palloc0(sizeof(FilterNode));
+	ListCell   *lc;
+
+	f->kind = b->boolop == AND_EXPR ? FK_AND : b->boolop == OR_EXPR ? FK_OR : FK_NOT;
+	f->kids = palloc(list_length(b->args) * sizeof(FilterNode *));
+	foreach(lc, b->args)
+	{
+		FilterNode *k = compile_node(lfirst(lc), desc);
+
+		if (k == NULL)
+			return NULL;
+		f->kids[f->nkids++] = k;
+	}
+	return f;
+}
+
+static FilterNode *
+compile_node(Node *n, TupleDesc desc)
+{
+	int			att;
+
+	switch (nodeTag(n))
+	{
+		case T_OpExpr:
+			return compile_opexpr((OpExpr *) n, desc);
+		case T_ScalarArrayOpExpr:
+			return compile_saop((ScalarArrayOpExpr *) n, desc);
+		case T_BoolExpr:
+			return compile_bool((BoolExpr *) n, desc);
+		case T_NullTest:
+			{
+				NullTest   *nt = (NullTest *) n;
+				FilterNode *f;
+
+				if (nt->argisrow || (att = column_of((Node *) nt->arg, desc)) < 0)
+					return NULL;
+				f = new_leaf(FK_NULL_TEST, att, desc);
+				f->flag = nt->nulltesttype == IS_NULL;
+				return f;
+			}
+		case T_Var:
+			if ((att = column_of(n, desc)) < 0 || TupleDescAttr(desc, att)->atttypid != BOOLOID)
+				return NULL;
+			return new_leaf(FK_BOOL_COL, att, desc);
+		default:
+			return NULL;
+	}
+}
+
+/* The attributes a qual reads; *calls is set when it calls a function. */
+static void
+collect_atts(const FilterNode *f, Bitmapset **atts, bool *calls)
+{
+	if (f->kind == FK_AND || f->kind == FK_OR || f->kind == FK_NOT)
+		for (int i = 0; i < f->nkids; i++)
+			collect_atts(f->kids[i], atts, calls);
+	else
+		*atts = bms_add_member(*atts, f->att);
+	if (f->att2 >= 0)
+		*atts = bms_add_member(*atts, f->att2);
+	if (f->kind == FK_FN_CMP || f->kind == FK_FN_IN)
+		*calls = true;
+}
+
+GpuhashScanFilter *
+gpuhash_scan_filter_compile(List *quals, TupleDesc desc, List **rest)
+{
+	GpuhashScanFilter *sf = palloc0(sizeof(GpuhashScanFilter));
+	Bitmapset  *atts = NULL;
+	ListCell   *lc;
+	int			a = -1;
+
+	*rest = NIL;
+	sf->quals = palloc(Max(list_length(quals), 1) * sizeof(FilterNode *));
+	foreach(lc, quals)
+	{
+		FilterNode *f = compile_node(lfirst(lc), desc);
+
+		if (f == NULL)
+			*rest = lappend(*rest, lfirst(lc));
+		else
+		{
+			sf->quals[sf->nquals++] = f;
+			collect_atts(f, &atts, &sf->calls);
+		}
+	}
+	if (sf->nquals == 0)
+		return NULL;
+	sf->atts = palloc(bms_num_members(atts) * sizeof(int));
+	while ((a = bms_next_member(atts, a)) >= 0)
+		sf->atts[sf->natts++] = a;
+	return sf;
+}
+
+int
+gpuhash_scan_filter_nquals(const GpuhashScanFilter *f)
+{
+	return f->nquals;
+}
+
+bool
+gpuhash_scan_filter_calls(const GpuhashScanFilter *f)
+{
+	return f->calls;
+}
+
+int
+gpuhash_scan_filter_attrs(const GpuhashScanFilter *f, const int **atts)
+{
+	*atts = f->atts;
+	return f->natts;
+}
+
+static inline int
+int_compare(int cmp, int64 x, int64 y)
+{
+	switch (cmp)
+	{
+		case BTLessStrategyNumber:
+			return x < y;
+		case BTLessEqualStrategyNumber:
+			return x <= y;
+		case BTEqualStrategyNumber:
+			return x == y;
+		case BTGreaterEqualStrategyNumber:
+			return x >= y;
+		case BTGreaterStrategyNumber:
+			return x > y;
+		default:
+			return x != y;
+	}
+}
+
+/* The operator's function on the column's value and a constant: true, false or NULL. */
+static int
+fn_call(const FilterNode *f, Datum v, Datum c)
+{
+	LOCAL_FCINFO(fcinfo, 2);
+	Datum		res;
+
+	InitFunctionCallInfoData(*fcinfo, (FmgrInfo *) &f->fn, 2, f->collation, NULL, NULL);
+	fcinfo->args[0].value = f->var_left ? v : c;
+	fcinfo->args[0].isnull = false;
+	fcinfo->args[1].value = f->var_left ? c : v;
+	fcinfo->args[1].isnull = false;
+	res = FunctionCallInvoke(fcinfo);
+	if (fcinfo->isnull)
+		return SF_NULL;
+	return DatumGetBool(res) ? SF_TRUE : SF_FALSE;
+}
+
+/*
+ * An IN list's answer from whether some element matched (ANY) or some did
+ * not (ALL): SQL makes a miss over a list with a NULL in it NULL.
+ */
+static inline int
+in_result(const FilterNode *f, bool decided)
+{
+	if (decided)
+		return f->flag ? SF_TRUE : SF_FALSE;
+	if (f->has_null)
+		return SF_NULL;
+	return f->flag ? SF_FALSE : SF_TRUE;
+}
+
+static int
+eval(const FilterNode *f, const Datum *values, const bool *isnull)
+{
+	switch (f->kind)
+	{
+		case FK_INT_CMP:
+			if (isnull[f->att] || (f->att2 >= 0 && isnull[f->att2]))
+				return SF_NULL;
+			return int_compare(f->cmp, int_value(f->type, values[f->att]),
+							   f->att2 >= 0 ? int_value(f->type2, values[f->att2]) : f->value);
+		case FK_INT_IN:
+			{
+				int64		x;
+
+				if (isnull[f->att])
+					return SF_NULL;
+				x = int_value(f->type, values[f->att]);
+				/* ANY: does one equal x; ALL (of <>): does one equal x, which fails it */
+				return in_result(f, bsearch(&x, f->set, f->nset, sizeof(int64), cmp_int64) != NULL);
+			}
+		case FK_FN_CMP:
+			if (isnull[f->att] || (f->att2 >= 0 && isnull[f->att2]))
+				return SF_NULL;
+			return fn_call(f, values[f->att], f->att2 >= 0 ? values[f->att2] : f->datums[0]);
+		case FK_FN_IN:
+			{
+				bool		saw_null = false;
+
+				if (isnull[f->att])
+					return SF_NULL;
+				for (int i = 0; i < f->nset; i++)
+				{
+					int			r = fn_call(f, values[f->att], f->datums[i]);
+
+					if (r == SF_NULL)
+						saw_null = true;
+					else if ((r == SF_TRUE) == f->flag)
+						return r;
+				}
+				if (saw_null || f->has_null)
+					return SF_NULL;
+				return f->flag ? SF_FALSE : SF_TRUE;
+			}
+		case FK_BOOL_COL:
+			if (isnull[f->att])
+				return SF_NULL;
+			return DatumGetBool(values[f->att]) ? SF_TRUE : SF_FALSE;
+		case FK_NULL_TEST:
+			return isnull[f->att] == f->flag ? SF_TRUE : SF_FALSE;
+		case FK_AND:
+			{
+				int			r = SF_TRUE;
+
+				for (int i = 0; i < f->nkids; i++)
+				{
+					int			k = eval(f->kids[i], values, isnull);
+
+					if (k == SF_FALSE)
+						return SF_FALSE;
+					if (k == SF_NULL)
+						r = SF_NULL;
+				}
+				return r;
+			}
+		case FK_OR:
+			{
+				int			r = SF_FALSE;
+
+				for (int i = 0; i < f->nkids; i++)
+				{
+					int			k = eval(f->kids[i], values, isnull);
+
+					if (k == SF_TRUE)
+						return SF_TRUE;
+					if (k == SF_NULL)
+						r = SF_NULL;
+				}
+				return r;
+			}
+		case FK_NOT:
+			{
+				int			k = eval(f->kids[0], values, isnull);
+
+				return k == SF_NULL ? SF_NULL : k == SF_TRUE ? SF_FALSE : SF_TRUE;
+			}
+	}
+	return SF_NULL;
+}
+
+bool
+gpuhash_scan_filter_pass(const GpuhashScanFilter *f, const Datum *values, const bool *isnull)
+{
+	for (int i = 0; i < f->nquals; i++)
+		if (eval(f->quals[i], values, isnull) != SF_TRUE)
+			return false;
+	return true;
+}
