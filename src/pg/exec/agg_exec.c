@@ -9,6 +9,10 @@
  * them, and the inner value from the table's payload when it is kept there.
  * When the join has clauses beyond the hash clause, each row is formed and
  * checked first, as the join would.  At the end the node emits one row.
+ *
+ * The node is a GpuHashJoin's state with exec methods of its own: this
+ * file calls join_exec.c's and join_parallel.c's functions, never the
+ * reverse.
  */
 #include "gpuhash_pg.h"
 
@@ -31,8 +35,8 @@ typedef struct GpuAggAcc
 	bool		have;			/* a non-NULL argument was seen */
 } GpuAggAcc;
 
-void
-gpuhash_agg_setup(GpuJoinState *gj, List *specs)
+static void
+agg_setup(GpuJoinState *gj, List *specs)
 {
 	ListCell   *lc;
 	int			i = 0;
@@ -69,9 +73,12 @@ gpuhash_agg_setup(GpuJoinState *gj, List *specs)
 	}
 }
 
-void
-gpuhash_agg_rescan(GpuJoinState *gj)
+static void
+rescan_gpu_agg(CustomScanState *node)
 {
+	GpuJoinState *gj = (GpuJoinState *) node;
+
+	gpuhash_join_rescan(node);
 	memset(gj->acc, 0, gj->naggs * sizeof(GpuAggAcc));
 	gj->agg_emitted = false;
 }
@@ -657,8 +664,8 @@ agg_value(GpuJoinState *gj, int i, bool *isnull)
 }
 
 /* Run the whole join, folding it; then the one row, then NULL. */
-TupleTableSlot *
-gpuhash_agg_exec(GpuJoinState *gj)
+static TupleTableSlot *
+fold_join(GpuJoinState *gj)
 {
 	TupleTableSlot *slot = gj->css.ss.ss_ScanTupleSlot;
 	int			first = gj->n_outer + gj->n_inner;
@@ -692,9 +699,28 @@ gpuhash_agg_exec(GpuJoinState *gj)
 	return ExecStoreVirtualTuple(slot);
 }
 
+static TupleTableSlot *
+exec_gpu_agg(CustomScanState *node)
+{
+	GpuJoinState *gj = (GpuJoinState *) node;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	ProjectionInfo *proj = node->ss.ps.ps_ProjInfo;
+	TupleTableSlot *slot;
+
+	ResetExprContext(econtext);
+	/* a shut-down parallel node has let go of its build (join_parallel.c) */
+	if (gj->shut_down)
+		return NULL;
+	slot = fold_join(gj);
+	if (slot == NULL)
+		return NULL;
+	econtext->ecxt_scantuple = slot;
+	return proj ? ExecProject(proj) : slot;
+}
+
 /* EXPLAIN: the aggregates, as the scan tuple's last columns hold them. */
-void
-gpuhash_agg_explain(GpuJoinState *gj, List *context, bool useprefix, ExplainState *es)
+static void
+explain_aggs(GpuJoinState *gj, List *context, bool useprefix, ExplainState *es)
 {
 	CustomScan *cscan = (CustomScan *) gj->css.ss.ps.plan;
 	List	   *aggs = list_copy_tail(cscan->custom_scan_tlist, gj->n_outer + gj->n_inner);
@@ -707,4 +733,30 @@ gpuhash_agg_explain(GpuJoinState *gj, List *context, bool useprefix, ExplainStat
 						 deparse_expression((Node *) lfirst_node(TargetEntry, lc)->expr,
 											context, useprefix, false));
 	ExplainPropertyText("Aggregates", buf.data, es);
+}
+
+static const CustomExecMethods gpu_agg_exec_methods = {
+	.CustomName = GPUHASH_AGG_NAME,
+	.BeginCustomScan = gpuhash_join_begin,
+	.ExecCustomScan = exec_gpu_agg,
+	.EndCustomScan = gpuhash_join_end,
+	.ReScanCustomScan = rescan_gpu_agg,
+	.EstimateDSMCustomScan = gpuhash_join_estimate_dsm,
+	.InitializeDSMCustomScan = gpuhash_join_init_dsm,
+	.ReInitializeDSMCustomScan = gpuhash_join_reinit_dsm,
+	.InitializeWorkerCustomScan = gpuhash_join_init_worker,
+	.ShutdownCustomScan = gpuhash_join_shutdown,
+	.ExplainCustomScan = gpuhash_join_explain,
+};
+
+Node *
+gpuhash_agg_create_state(CustomScan *cscan)
+{
+	GpuJoinState *gj = palloc0(sizeof(GpuJoinState));
+
+	gpuhash_join_init_state(gj, cscan, &gpu_agg_exec_methods);
+	agg_setup(gj, list_nth(cscan->custom_private, GJ_PRIV_AGGS));
+	gj->n_row_quals = intVal(list_nth(cscan->custom_private, GJ_PRIV_ROW_QUALS));
+	gj->explain_more = explain_aggs;
+	return (Node *) gj;
 }

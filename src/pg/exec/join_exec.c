@@ -24,36 +24,35 @@
 /* pairs between prefetching a build row and using it */
 #define PAIR_PREFETCH_AHEAD 8
 
-static void begin_gpu_join(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *exec_gpu_join(CustomScanState *node);
-static void end_gpu_join(CustomScanState *node);
-static void rescan_gpu_join(CustomScanState *node);
-static void explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es);
 static void build(GpuJoinState *gj);
 
 static const CustomExecMethods gpu_join_exec_methods = {
 	.CustomName = GPUHASH_JOIN_NAME,
-	.BeginCustomScan = begin_gpu_join,
+	.BeginCustomScan = gpuhash_join_begin,
 	.ExecCustomScan = exec_gpu_join,
-	.EndCustomScan = end_gpu_join,
-	.ReScanCustomScan = rescan_gpu_join,
+	.EndCustomScan = gpuhash_join_end,
+	.ReScanCustomScan = gpuhash_join_rescan,
 	.EstimateDSMCustomScan = gpuhash_join_estimate_dsm,
 	.InitializeDSMCustomScan = gpuhash_join_init_dsm,
 	.ReInitializeDSMCustomScan = gpuhash_join_reinit_dsm,
 	.InitializeWorkerCustomScan = gpuhash_join_init_worker,
 	.ShutdownCustomScan = gpuhash_join_shutdown,
-	.ExplainCustomScan = explain_gpu_join,
+	.ExplainCustomScan = gpuhash_join_explain,
 };
 
-Node *
-gpuhash_join_create_state(CustomScan *cscan)
+/*
+ * Fill a new node's state from its plan; methods are the node's own
+ * (GpuHashAggregate runs through these, with its own exec methods).
+ */
+void
+gpuhash_join_init_state(GpuJoinState *gj, CustomScan *cscan, const CustomExecMethods *methods)
 {
-	GpuJoinState *gj = palloc0(sizeof(GpuJoinState));
 	List	   *priv = cscan->custom_private;
 
 	NodeSetTag(gj, T_CustomScanState);
 	gj->css.flags = cscan->flags;
-	gj->css.methods = &gpu_join_exec_methods;
+	gj->css.methods = methods;
 	gj->jointype = intVal(list_nth(priv, GJ_PRIV_JOINTYPE));
 	gj->outer_key = intVal(list_nth(priv, GJ_PRIV_OUTER_KEY));
 	gj->inner_key = intVal(list_nth(priv, GJ_PRIV_INNER_KEY));
@@ -69,8 +68,14 @@ gpuhash_join_create_state(CustomScan *cscan)
 	gj->est_build_rows = floatVal(list_nth(priv, GJ_PRIV_BUILD_ROWS));
 	gj->key_width = (gj->outer_type == INT8OID || gj->inner_type == INT8OID ||
 					 gj->inner_key2 != 0) ? 8 : 4;
-	if (list_length(priv) > GJ_PRIV_AGGS)
-		gpuhash_agg_setup(gj, list_nth(priv, GJ_PRIV_AGGS));
+}
+
+Node *
+gpuhash_join_create_state(CustomScan *cscan)
+{
+	GpuJoinState *gj = palloc0(sizeof(GpuJoinState));
+
+	gpuhash_join_init_state(gj, cscan, &gpu_join_exec_methods);
 	return (Node *) gj;
 }
 
@@ -99,8 +104,8 @@ join_quals(CustomScan *cscan, GpuJoinState *gj)
 	return list_copy_head(list_copy_tail(cscan->custom_exprs, 1), gj->n_join_quals);
 }
 
-static void
-begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
+void
+gpuhash_join_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	GpuJoinState *gj = (GpuJoinState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
@@ -112,8 +117,7 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 	node->custom_ps = list_make2(outer, inner);
 	gj->n_outer = ExecGetResultType(outer)->natts;
 	gj->n_inner = ExecGetResultType(inner)->natts;
-	gj->n_join_quals = list_length(cscan->custom_exprs) - 1 -
-		(gj->naggs > 0 ? intVal(list_nth(cscan->custom_private, GJ_PRIV_ROW_QUALS)) : 0);
+	gj->n_join_quals = list_length(cscan->custom_exprs) - 1 - gj->n_row_quals;
 	gj->join_qual = ExecInitQual(join_quals(cscan, gj), &node->ss.ps);
 	gj->row_qual = ExecInitQual(list_copy_tail(cscan->custom_exprs, 1 + gj->n_join_quals),
 								&node->ss.ps);
@@ -909,15 +913,6 @@ exec_gpu_join(CustomScanState *node)
 	/* a shut-down parallel node has let go of its build (join_parallel.c) */
 	if (gj->shut_down)
 		return NULL;
-	if (gj->naggs > 0)
-	{
-		TupleTableSlot *slot = gpuhash_agg_exec(gj);
-
-		if (slot == NULL)
-			return NULL;
-		econtext->ecxt_scantuple = slot;
-		return proj ? ExecProject(proj) : slot;
-	}
 	gpuhash_join_ensure_built(gj);
 	for (;;)
 	{
@@ -975,8 +970,8 @@ reset_outer(GpuJoinState *gj)
 		gpuhash_store_reset(&gj->outer);
 }
 
-static void
-rescan_gpu_join(CustomScanState *node)
+void
+gpuhash_join_rescan(CustomScanState *node)
 {
 	GpuJoinState *gj = (GpuJoinState *) node;
 	PlanState  *outer = linitial(node->custom_ps);
@@ -984,8 +979,6 @@ rescan_gpu_join(CustomScanState *node)
 
 	reset_outer(gj);
 	gj->shut_down = false;
-	if (gj->naggs > 0)
-		gpuhash_agg_rescan(gj);
 
 	/* ExecReScan passes changed parameters to lefttree/righttree only */
 	if (node->ss.ps.chgParam != NULL)
@@ -1008,8 +1001,8 @@ rescan_gpu_join(CustomScanState *node)
 		ExecReScan(outer);
 }
 
-static void
-end_gpu_join(CustomScanState *node)
+void
+gpuhash_join_end(CustomScanState *node)
 {
 	GpuJoinState *gj = (GpuJoinState *) node;
 
@@ -1114,8 +1107,8 @@ describe_reader(StringInfo buf, const char *side, const GpuhashHeapReader *r)
 		appendStringInfo(buf, " (filter: %d compiled, %d by the executor)", compiled, executor);
 }
 
-static void
-explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es)
+void
+gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	GpuJoinState *gj = (GpuJoinState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
@@ -1132,8 +1125,8 @@ explain_gpu_join(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Join Filter",
 							deparse_expression((Node *) make_ands_explicit(join_quals(cscan, gj)),
 											   context, useprefix, false), es);
-	if (gj->naggs > 0)
-		gpuhash_agg_explain(gj, context, useprefix, es);
+	if (gj->explain_more)
+		gj->explain_more(gj, context, useprefix, es);
 	if ((es->verbose || es->analyze) && (gj->outer_reader || gj->inner_reader))
 	{
 		StringInfoData buf;

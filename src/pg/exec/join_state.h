@@ -143,6 +143,10 @@ typedef struct GpuJoinState
 	uint64		ov_npairs;
 
 	/* GpuHashAggregate (agg_exec.c): aggregates folded as rows match */
+	int			n_row_quals;	/* custom_exprs filtering rows before folding */
+	/* EXPLAIN lines of the node's own, after the join's clauses */
+	void		(*explain_more) (struct GpuJoinState *gj, List *context, bool useprefix,
+								 ExplainState *es);
 	int			naggs;			/* 0: a plain GpuHashJoin */
 	struct GpuAggSpec *aggs;
 	struct GpuAggAcc *acc;
@@ -209,12 +213,16 @@ extern void gpuhash_join_reset_build_memory(GpuJoinState *gj);
 extern void gpuhash_join_drop_build(GpuJoinState *gj);
 extern void gpuhash_join_start_overlap(GpuJoinState *gj, const void *image, uint64 image_bytes);
 
-/* agg_exec.c */
-extern void gpuhash_agg_setup(GpuJoinState *gj, List *specs);
-extern TupleTableSlot *gpuhash_agg_exec(GpuJoinState *gj);
-extern void gpuhash_agg_rescan(GpuJoinState *gj);
-extern void gpuhash_agg_explain(GpuJoinState *gj, List *context, bool useprefix,
-								ExplainState *es);
+/*
+ * The node's callbacks, which GpuHashAggregate's (agg_exec.c) use too; it
+ * runs the join through the functions above.
+ */
+extern void gpuhash_join_init_state(GpuJoinState *gj, CustomScan *cscan,
+									const CustomExecMethods *methods);
+extern void gpuhash_join_begin(CustomScanState *node, EState *estate, int eflags);
+extern void gpuhash_join_end(CustomScanState *node);
+extern void gpuhash_join_rescan(CustomScanState *node);
+extern void gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es);
 
 /* join_parallel.c */
 extern Size gpuhash_join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);

@@ -41,7 +41,7 @@ static const CustomPathMethods gpu_agg_path_methods = {
 
 static const CustomScanMethods gpu_agg_scan_methods = {
 	.CustomName = GPUHASH_AGG_NAME,
-	.CreateCustomScanState = gpuhash_join_create_state,
+	.CreateCustomScanState = gpuhash_agg_create_state,
 };
 
 /* The path's custom_private: the join path's, then these. */

@@ -14,6 +14,7 @@
 #ifndef GPUHASH_JOIN_AGG_H
 #define GPUHASH_JOIN_AGG_H
 
+#include "nodes/extensible.h"
 #include "nodes/pathnodes.h"
 
 #pragma GCC visibility push(hidden)
@@ -80,6 +81,7 @@ typedef struct GpuAggSpec
 
 /* agg_path.c */
 extern void gpuhash_agg_init(void);
+extern Node *gpuhash_agg_create_state(CustomScan *cscan);
 extern bool gpuhash_agg_plan_aggs(List *aggrefs, List *outer_tlist, List *inner_tlist,
 								  List **specs);
 
