@@ -71,7 +71,7 @@ struct GpuhashHeapReader
 	Page		page;			/* NULL: no current page */
 	int			index;			/* next entry of scan->rs_vistuples */
 	uint64		returned;		/* rows that passed the filter */
-	uint64		fetched;		/* visible rows read */
+	uint64		filtered;		/* rows it removed */
 	HeapTupleData tuple;
 };
 
@@ -355,7 +355,7 @@ gpuhash_heap_reader_begin(GpuhashHeapReader *r)
 	r->scan = (HeapScanDesc) r->node->ss_currentScanDesc;
 	r->generic = (r->scan->rs_base.rs_flags & SO_ALLOW_PAGEMODE) == 0;
 	r->returned = 0;
-	r->fetched = 0;
+	r->filtered = 0;
 	if (r->generic)
 		return;
 	if (child->instrument)
@@ -388,14 +388,16 @@ gpuhash_heap_reader_next(GpuhashHeapReader *r, Datum *values, bool *isnull)
 			ItemId		lpp = PageGetItemId(r->page, lineoff);
 			HeapTupleHeader td = (HeapTupleHeader) PageGetItem(r->page, lpp);
 
-			r->fetched++;
 			if (likely(r->in_place) && !(td->t_infomask & HEAP_HASNULL) &&
 				HeapTupleHeaderGetNatts(td) >= r->natts_needed)
 			{
 				const char *tp = (const char *) td + td->t_hoff;
 
-				if (r->filter && !pass_in_place(r, tp))
+				if (unlikely(r->filter != NULL) && !pass_in_place(r, tp))
+				{
+					r->filtered++;
 					continue;
+				}
 				for (int c = 0; c < r->ncols; c++)
 				{
 					values[c] = fetch_att(tp + r->off[c], true, r->len[c]);
@@ -403,7 +405,10 @@ gpuhash_heap_reader_next(GpuhashHeapReader *r, Datum *values, bool *isnull)
 				}
 			}
 			else if (!read_through_slot(r, td, lpp, lineoff, values, isnull))
+			{
+				r->filtered++;
 				continue;
+			}
 			r->returned++;
 			return true;
 		}
@@ -426,14 +431,14 @@ gpuhash_heap_reader_pause(GpuhashHeapReader *r)
 		return;
 	r->scan->rs_cindex = r->index;
 	if (pgstat_should_count_relation(rel))
-		rel->pgstat_info->t_counts.t_tuples_returned += r->fetched;
+		rel->pgstat_info->t_counts.t_tuples_returned += r->returned + r->filtered;
 	if (child->instrument)
 	{
 		InstrStopNode(child->instrument, (double) r->returned);
-		InstrCountFiltered1(child, r->fetched - r->returned);
+		InstrCountFiltered1(child, r->filtered);
 	}
 	r->returned = 0;
-	r->fetched = 0;
+	r->filtered = 0;
 #endif
 }
 
