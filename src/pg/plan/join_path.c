@@ -318,6 +318,33 @@ input_row_cost(PlannerInfo *root, Path *p, bool key_columns)
 }
 
 /*
+ * The selectivity of the hashed clauses, as PostgreSQL's hash join costs it
+ * (per clause, with inner-join semantics between the two sides), but on
+ * copies of their RestrictInfos: clause_selectivity caches its answer in the
+ * RestrictInfo, and PostgreSQL's own costing of other paths would then read
+ * a value made here first.  A copy still reads what PostgreSQL cached before.
+ * Loading gpuhash must not change the estimates of plans that do not use it.
+ */
+static Selectivity
+hash_selectivity(PlannerInfo *root, const HashKeys *keys, Path *outer, Path *inner)
+{
+	SpecialJoinInfo *sjinfo = makeNode(SpecialJoinInfo);
+	Selectivity sel = 1.0;
+
+	sjinfo->min_lefthand = sjinfo->syn_lefthand = outer->parent->relids;
+	sjinfo->min_righthand = sjinfo->syn_righthand = inner->parent->relids;
+	sjinfo->jointype = JOIN_INNER;
+	for (int i = 0; i < keys->n; i++)
+	{
+		RestrictInfo *copy = makeNode(RestrictInfo);
+
+		memcpy(copy, keys->c[i].rinfo, sizeof(RestrictInfo));
+		sel *= clause_selectivity(root, (Node *) copy, 0, JOIN_INNER, sjinfo);
+	}
+	return sel;
+}
+
+/*
  * Emitting a row costs what it costs PostgreSQL's hash join.  When both
  * sides are split among the participants, PostgreSQL counts the rows a
  * parallel hash join emits from the per-participant sizes of both sides,
@@ -357,8 +384,7 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 	 * left join tests every pair, as an inner join does.
 	 */
 	cost_qual_eval(&qc, quals, root);
-	matches = outer->rows * build_rows *
-		clauselist_selectivity(root, hash_rinfos(keys), 0, JOIN_INNER, NULL);
+	matches = outer->rows * build_rows * hash_selectivity(root, keys, outer, inner);
 	if (jointype == JOIN_SEMI || jointype == JOIN_ANTI)
 		matches = Min(matches, outer->rows);
 	matches = Max(matches, out_rows);
