@@ -302,19 +302,21 @@ plain_heap_scan(PlannerInfo *root, Path *p)
  * The node reads a plain heap scan whose key is a column straight from the
  * heap (heap_reader.c): its rows never pass through the Seq Scan node, so
  * the executor's cost per row, which the scan's path counts, is not paid.
- * A filter is still charged as the scan's path charges it, although the
- * reader evaluates the common forms for less (scan_filter.c).
  * Any other input's rows are copied into the node's batches as they arrive,
  * which costs what PostgreSQL charges a Material node for keeping a row.
+ * A filtered scan is read directly too, but credited nothing: on the H100
+ * host the plans that credit won (TPC-H q03 and q21) ran 0.95x-1.05x and
+ * 1.00x of PostgreSQL's (bench/NOTES.md section 20), so it pays neither
+ * the copy nor gains the saving until a measurement says otherwise.
  */
 static double
 input_row_cost(PlannerInfo *root, Path *p, bool key_columns)
 {
 	if (!plain_heap_scan(root, p))
 		return 2.0 * cpu_operator_cost;
-	if (gpuhash_direct_scan && key_columns)
+	if (gpuhash_direct_scan && key_columns && p->parent->baserestrictinfo == NIL)
 		return -cpu_tuple_cost;
-	return 0.0;				/* the scan projects the key: read as usual */
+	return 0.0;				/* filtered, or the scan projects the key */
 }
 
 /*
