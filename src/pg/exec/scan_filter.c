@@ -207,6 +207,18 @@ new_leaf(FilterKind kind, int att, TupleDesc desc)
 	return f;
 }
 
+/* A leaf that calls the operator's function, opno, with the column first or second. */
+static FilterNode *
+fn_leaf(FilterKind kind, int att, TupleDesc desc, Oid opno, Oid collation, bool var_left)
+{
+	FilterNode *f = new_leaf(kind, att, desc);
+
+	f->var_left = var_left;
+	f->collation = collation;
+	fmgr_info(get_opcode(opno), &f->fn);
+	return f;
+}
+
 /* column op column */
 static FilterNode *
 compile_columns(OpExpr *op, TupleDesc desc, int att, int att2)
@@ -224,10 +236,7 @@ compile_columns(OpExpr *op, TupleDesc desc, int att, int att2)
 		f = new_leaf(FK_INT_CMP, att, desc);
 	else
 	{
-		f = new_leaf(FK_FN_CMP, att, desc);
-		f->var_left = true;
-		f->collation = op->inputcollid;
-		fmgr_info(get_opcode(op->opno), &f->fn);
+		f = fn_leaf(FK_FN_CMP, att, desc, op->opno, op->inputcollid, true);
 		s = 0;
 	}
 	f->cmp = s;
@@ -273,12 +282,9 @@ compile_opexpr(OpExpr *op, TupleDesc desc)
 		f->value = int_value(c->consttype, c->constvalue);
 		return f;
 	}
-	f = new_leaf(FK_FN_CMP, att, desc);
-	f->var_left = var_left;
+	f = fn_leaf(FK_FN_CMP, att, desc, op->opno, op->inputcollid, var_left);
 	f->datums = palloc(sizeof(Datum));
 	f->datums[0] = c->constvalue;
-	f->collation = op->inputcollid;
-	fmgr_info(get_opcode(op->opno), &f->fn);
 	return f;
 }
 
@@ -342,7 +348,7 @@ compile_saop(ScalarArrayOpExpr *sa, TupleDesc desc)
 	}
 	else
 	{
-		f = new_leaf(FK_FN_IN, att, desc);
+		f = fn_leaf(FK_FN_IN, att, desc, sa->opno, sa->inputcollid, true);
 		f->datums = palloc(Max(n, 1) * sizeof(Datum));
 		for (int i = 0; i < n; i++)
 		{
@@ -351,9 +357,6 @@ compile_saop(ScalarArrayOpExpr *sa, TupleDesc desc)
 			else
 				f->datums[f->nset++] = elems[i];
 		}
-		f->var_left = true;
-		f->collation = sa->inputcollid;
-		fmgr_info(get_opcode(sa->opno), &f->fn);
 	}
 	f->flag = sa->useOr;
 	return f;
@@ -579,30 +582,18 @@ eval(const FilterNode *f, const Datum *values, const bool *isnull)
 		case FK_NULL_TEST:
 			return isnull[f->att] == f->flag ? SF_TRUE : SF_FALSE;
 		case FK_AND:
-			{
-				int			r = SF_TRUE;
-
-				for (int i = 0; i < f->nkids; i++)
-				{
-					int			k = eval(f->kids[i], values, isnull);
-
-					if (k == SF_FALSE)
-						return SF_FALSE;
-					if (k == SF_NULL)
-						r = SF_NULL;
-				}
-				return r;
-			}
 		case FK_OR:
 			{
-				int			r = SF_FALSE;
+				/* a false argument decides AND, a true one OR; else NULL wins */
+				int			decides = f->kind == FK_AND ? SF_FALSE : SF_TRUE;
+				int			r = f->kind == FK_AND ? SF_TRUE : SF_FALSE;
 
 				for (int i = 0; i < f->nkids; i++)
 				{
 					int			k = eval(f->kids[i], values, isnull);
 
-					if (k == SF_TRUE)
-						return SF_TRUE;
+					if (k == decides)
+						return k;
 					if (k == SF_NULL)
 						r = SF_NULL;
 				}
