@@ -8,7 +8,9 @@
  * one loop that reads the rows' integer columns where the batch stores
  * them, and the inner value from the table's payload when it is kept there.
  * When the join has clauses beyond the hash clause, each row is formed and
- * checked first, as the join would.  At the end the node emits one row.
+ * checked first, as the join would.  At the end the node emits one row, or
+ * with GROUP BY one row per group (agg_groups.c), each checked against the
+ * query's HAVING clause when the node has it.
  *
  * The node is a GpuHashJoin's state with exec methods of its own: this
  * file calls join_exec.c's and join_parallel.c's functions, never the
@@ -16,17 +18,21 @@
  */
 #include "gpuhash_pg.h"
 
+#include "catalog/pg_type_d.h"
 #include "miscadmin.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/ruleutils.h"
 
+#include "agg_groups.h"
 #include "join_agg.h"
 #include "join_state.h"
 
 typedef struct GpuAggAcc
 {
-	int64		count;
+	int64		count;			/* rows, or non-NULL arguments */
 	int64		sum;			/* of int2/int4 arguments, as PostgreSQL's int8 state */
 #ifdef HAVE_INT128
 	int128		wide_sum;		/* of int8 arguments */
@@ -35,11 +41,31 @@ typedef struct GpuAggAcc
 	bool		have;			/* a non-NULL argument was seen */
 } GpuAggAcc;
 
+StaticAssertDecl(sizeof(GpuAggAcc) <= GPUHASH_AGG_ACC_BYTES,
+				 "the planner's estimate of a group's size is too small");
+
+/* rows folded per pass, their buffers on the stack */
+#define FOLD_CHUNK 2048
+
 static void
-agg_setup(GpuJoinState *gj, List *specs)
+agg_setup(GpuJoinState *gj, List *specs, List *keys)
 {
 	ListCell   *lc;
 	int			i = 0;
+
+	gj->ngroupkeys = list_length(keys) / 3;
+	gj->group_keys = palloc0(Max(gj->ngroupkeys, 1) * sizeof(GpuAggInstr));
+	for (int k = 0; k < gj->ngroupkeys; k++)
+	{
+		gj->group_keys[k].op = intVal(list_nth(keys, 3 * k));
+		gj->group_keys[k].width = intVal(list_nth(keys, 3 * k + 1));
+		gj->group_keys[k].col = intVal(list_nth(keys, 3 * k + 2));
+	}
+	if (gj->ngroupkeys > 0)
+	{
+		gj->groups = palloc0(sizeof(GpuAggGroups));
+		gj->group_key_buf = palloc(gj->ngroupkeys * FOLD_CHUNK * sizeof(int64));
+	}
 
 	gj->naggs = list_length(specs);
 	gj->aggs = palloc0(gj->naggs * sizeof(GpuAggSpec));
@@ -80,7 +106,13 @@ rescan_gpu_agg(CustomScanState *node)
 
 	gpuhash_join_rescan(node);
 	memset(gj->acc, 0, gj->naggs * sizeof(GpuAggAcc));
-	gj->agg_emitted = false;
+	if (gj->groups && gj->groups->cxt)
+	{
+		MemoryContextReset(gj->groups->cxt);
+		gpuhash_groups_reset(gj->groups);
+	}
+	gj->agg_folded = false;
+	gj->agg_next = 0;
 }
 
 /* PostgreSQL's errors for integer results that do not fit their type */
@@ -113,7 +145,8 @@ fit(int64 v, int width)
 static inline int64
 datum_int(Datum d, int width)
 {
-	return width == 2 ? DatumGetInt16(d) : width == 4 ? DatumGetInt32(d) : DatumGetInt64(d);
+	return width == 1 ? (int64) DatumGetBool(d) : width == 2 ? DatumGetInt16(d) :
+		width == 4 ? DatumGetInt32(d) : DatumGetInt64(d);
 }
 
 /*
@@ -224,14 +257,34 @@ eval_arg(const GpuAggSpec *a, const Datum *ov, const bool *on, const Datum *iv,
 	}
 }
 
-/* Fold one joined row: outer columns ov/on, inner columns iv/in. */
+/*
+ * The accumulators of one joined row's group (outer columns ov/on, inner
+ * columns iv/in), or the node's only ones without GROUP BY.
+ */
+static GpuAggAcc *
+row_accumulators(GpuJoinState *gj, const Datum *ov, const bool *on, const Datum *iv,
+				 const bool *in)
+{
+	int64		keys[GPUHASH_AGG_MAX_KEYS];
+	uint8		nulls = 0;
+
+	if (gj->ngroupkeys == 0)
+		return gj->acc;
+	for (int k = 0; k < gj->ngroupkeys; k++)
+		if (!column_value(&gj->group_keys[k], ov, on, iv, in, &keys[k]))
+			nulls |= 1 << k;
+	return gpuhash_group_acc(gj->groups, gpuhash_groups_find(gj->groups, keys, nulls));
+}
+
+/* Fold one joined row into its accumulators accs. */
 static pg_attribute_always_inline void
-fold(GpuJoinState *gj, const Datum *ov, const bool *on, const Datum *iv, const bool *in)
+fold(GpuJoinState *gj, GpuAggAcc *accs, const Datum *ov, const bool *on, const Datum *iv,
+	 const bool *in)
 {
 	for (int i = 0; i < gj->naggs; i++)
 	{
 		const GpuAggSpec *a = &gj->aggs[i];
-		GpuAggAcc  *acc = &gj->acc[i];
+		GpuAggAcc  *acc = &accs[i];
 		int64		v;
 
 		if (a->kind == GA_COUNT_STAR)
@@ -247,6 +300,8 @@ fold(GpuJoinState *gj, const Datum *ov, const bool *on, const Datum *iv, const b
 				acc->count++;
 				break;
 			case GA_SUM:
+			case GA_AVG:
+				acc->count++;
 #ifdef HAVE_INT128
 				if (a->argwidth == 8)
 					acc->wide_sum += v;
@@ -329,9 +384,6 @@ inner_columns(GpuJoinState *gj, uint64 orow, uint64 brow, Datum *iv, bool *in,
 	}
 }
 
-/* rows an unfiltered fold handles per pass, its buffers on the stack */
-#define FOLD_CHUNK 2048
-
 /* d's low width bytes as a signed integer, without a branch on width */
 static inline int64
 sign_extend(uint64 d, int width)
@@ -397,134 +449,227 @@ gather_column(GpuJoinState *gj, const GpuAggInstr *ins, const uint32 *orows,
 }
 
 /*
- * Fold n joined rows (outer row orows[j], build row brows[j] when there is
- * an inner side) into one aggregate, a chunk at a time: gather each column
- * the argument reads, combine them, then accumulate, each in a loop of its
+ * The argument of a on m joined rows (outer row orow[j], build row brow[j]
+ * when there is an inner side) into v, and whether each is NULL: gather
+ * each column the argument reads, then combine them, each in a loop of its
  * own, so that what the row-at-a-time fold (fold()) decides again for every
  * row is decided once a chunk (bench/NOTES.md, section 13).
  */
 static void
-fold_agg(GpuJoinState *gj, const GpuAggSpec *a, GpuAggAcc *acc, const uint32 *orows,
-		 const uint64 *brows, uint64 n)
+arg_values(GpuJoinState *gj, const GpuAggSpec *a, const uint32 *orow, const uint64 *brow,
+		   int m, int64 *v, bool *vnull)
 {
-	int64		v[FOLD_CHUNK],
-				y[FOLD_CHUNK];
-	bool		vnull[FOLD_CHUNK],
-				ynull[FOLD_CHUNK];
+	int64		y[FOLD_CHUNK];
+	bool		ynull[FOLD_CHUNK];
 
-	if (a->kind == GA_COUNT_STAR)
+	if (a->shape == GS_PROGRAM)
 	{
-		acc->count += n;
+		const GpuhashStore *os = &gj->outer;
+
+		for (int j = 0; j < m; j++)
+		{
+			const Datum *ov = store_row(os, orow[j]);
+			Datum		iv[GJ_INLINE_MAX_COLS];
+			bool		in[GJ_INLINE_MAX_COLS];
+			const Datum *ivp;
+			const bool *inp;
+
+			inner_columns(gj, orow[j], brow ? brow[j] : 0, iv, in, &ivp, &inp);
+			vnull[j] = !eval_program(a, ov, (const bool *) (ov + os->ncols), ivp, inp, &v[j]);
+		}
 		return;
 	}
+	gather_column(gj, &a->prog[0], orow, brow, m, v, vnull);
+	if (a->shape == GS_ADD2)
+	{
+		int			w = a->prog[2].width;
+		bool		bad = false;
+
+		gather_column(gj, &a->prog[1], orow, brow, m, y, ynull);
+		for (int j = 0; j < m; j++)
+		{
+			int64		r;
+			bool		ovf = __builtin_add_overflow(v[j], y[j], &r);
+
+			vnull[j] |= ynull[j];
+			bad |= (!vnull[j]) & (ovf | (r != sign_extend((uint64) r, w)));
+		}
+		/* PostgreSQL's error, for the first row that overflows */
+		for (int j = 0; bad && j < m; j++)
+		{
+			int64		r;
+
+			if (vnull[j])
+				continue;
+			if (__builtin_add_overflow(v[j], y[j], &r))
+				out_of_range(8);
+			(void) fit(r, w);
+		}
+		for (int j = 0; j < m; j++)
+			v[j] = (int64) ((uint64) v[j] + (uint64) y[j]);
+	}
+}
+
+/* Accumulate m argument values of a into acc, one loop per kind. */
+static void
+accumulate(const GpuAggSpec *a, GpuAggAcc *acc, const int64 *v, const bool *vnull, int m)
+{
+	int64		count = 0;
+
+	switch (a->kind)
+	{
+		case GA_COUNT:
+			for (int j = 0; j < m; j++)
+				count += !vnull[j];
+			break;
+		case GA_SUM:
+		case GA_AVG:
+#ifdef HAVE_INT128
+			if (a->argwidth == 8)
+			{
+				int128		s = 0;
+
+				for (int j = 0; j < m; j++)
+				{
+					count += !vnull[j];
+					s += vnull[j] ? 0 : v[j];
+				}
+				acc->wide_sum += s;
+				break;
+			}
+#endif
+			{
+				/* PostgreSQL's int8 state wraps (-fwrapv); so does this */
+				uint64		s = 0;
+
+				for (int j = 0; j < m; j++)
+				{
+					count += !vnull[j];
+					s += vnull[j] ? 0 : (uint64) v[j];
+				}
+				acc->sum = (int64) ((uint64) acc->sum + s);
+			}
+			break;
+		case GA_MIN:
+		case GA_MAX:
+			for (int j = 0; j < m; j++)
+			{
+				if (vnull[j])
+					continue;
+				count++;
+				if (!acc->have ||
+					(a->kind == GA_MIN ? v[j] < acc->best : v[j] > acc->best))
+					acc->best = v[j];
+				acc->have = true;
+			}
+			break;
+		default:
+			break;
+	}
+	acc->count += count;
+	acc->have |= count > 0;
+}
+
+/* The same for rows of many groups: row j's accumulator is aggregate i of group[j]. */
+static void
+accumulate_grouped(GpuJoinState *gj, int i, const uint32 *group, const int64 *v,
+				   const bool *vnull, int m)
+{
+	const GpuAggSpec *a = &gj->aggs[i];
+	const GpuAggGroups *g = gj->groups;
+
+	for (int j = 0; j < m; j++)
+	{
+		GpuAggAcc  *acc = (GpuAggAcc *) gpuhash_group_acc(g, group[j]) + i;
+
+		if (a->kind == GA_COUNT_STAR)
+		{
+			acc->count++;
+			continue;
+		}
+		if (vnull[j])
+			continue;
+		acc->count++;
+		switch (a->kind)
+		{
+			case GA_SUM:
+			case GA_AVG:
+#ifdef HAVE_INT128
+				if (a->argwidth == 8)
+				{
+					acc->wide_sum += v[j];
+					break;
+				}
+#endif
+				acc->sum = (int64) ((uint64) acc->sum + (uint64) v[j]);
+				break;
+			case GA_MIN:
+			case GA_MAX:
+				if (!acc->have ||
+					(a->kind == GA_MIN ? v[j] < acc->best : v[j] > acc->best))
+					acc->best = v[j];
+				break;
+			default:
+				break;
+		}
+		acc->have = true;
+	}
+}
+
+/* The groups of m joined rows, their keys gathered a column at a time. */
+static void
+find_groups(GpuJoinState *gj, const uint32 *orow, const uint64 *brow, int m, uint32 *group)
+{
+	int64	   *keys[GPUHASH_AGG_MAX_KEYS];
+	uint8		nulls[FOLD_CHUNK];
+	bool		isnull[FOLD_CHUNK];
+
+	memset(nulls, 0, m);
+	for (int k = 0; k < gj->ngroupkeys; k++)
+	{
+		keys[k] = gj->group_key_buf + k * FOLD_CHUNK;
+		gather_column(gj, &gj->group_keys[k], orow, brow, m, keys[k], isnull);
+		for (int j = 0; j < m; j++)
+			nulls[j] |= isnull[j] << k;
+	}
+	gpuhash_groups_find_batch(gj->groups, m, keys, nulls, group);
+}
+
+/*
+ * Fold n joined rows (outer row orows[j], build row brows[j] when there is
+ * an inner side) into every aggregate, a chunk at a time.
+ */
+static void
+fold_rows(GpuJoinState *gj, const uint32 *orows, const uint64 *brows, uint64 n)
+{
+	int64		v[FOLD_CHUNK];
+	bool		vnull[FOLD_CHUNK];
+	uint32		group[FOLD_CHUNK];
+
 	for (uint64 start = 0; start < n; start += FOLD_CHUNK)
 	{
 		int			m = (int) Min(FOLD_CHUNK, n - start);
 		const uint32 *orow = orows + start;
 		const uint64 *brow = brows ? brows + start : NULL;
-		int64		count = 0;
 
 		CHECK_FOR_INTERRUPTS();
-		if (a->shape == GS_PROGRAM)
+		if (gj->ngroupkeys > 0)
+			find_groups(gj, orow, brow, m, group);
+		for (int i = 0; i < gj->naggs; i++)
 		{
-			const GpuhashStore *os = &gj->outer;
+			const GpuAggSpec *a = &gj->aggs[i];
 
-			for (int j = 0; j < m; j++)
-			{
-				const Datum *ov = store_row(os, orow[j]);
-				Datum		iv[GJ_INLINE_MAX_COLS];
-				bool		in[GJ_INLINE_MAX_COLS];
-				const Datum *ivp;
-				const bool *inp;
-
-				inner_columns(gj, orow[j], brow ? brow[j] : 0, iv, in, &ivp, &inp);
-				vnull[j] = !eval_program(a, ov, (const bool *) (ov + os->ncols), ivp, inp, &v[j]);
-			}
+			if (a->kind == GA_COUNT_STAR)
+				memset(vnull, 0, m);
+			else
+				arg_values(gj, a, orow, brow, m, v, vnull);
+			if (gj->ngroupkeys > 0)
+				accumulate_grouped(gj, i, group, v, vnull, m);
+			else if (a->kind == GA_COUNT_STAR)
+				gj->acc[i].count += m;
+			else
+				accumulate(a, &gj->acc[i], v, vnull, m);
 		}
-		else
-		{
-			gather_column(gj, &a->prog[0], orow, brow, m, v, vnull);
-			if (a->shape == GS_ADD2)
-			{
-				int			w = a->prog[2].width;
-				bool		bad = false;
-
-				gather_column(gj, &a->prog[1], orow, brow, m, y, ynull);
-				for (int j = 0; j < m; j++)
-				{
-					int64		r;
-					bool		ovf = __builtin_add_overflow(v[j], y[j], &r);
-
-					vnull[j] |= ynull[j];
-					bad |= (!vnull[j]) & (ovf | (r != sign_extend((uint64) r, w)));
-				}
-				/* PostgreSQL's error, for the first row that overflows */
-				for (int j = 0; bad && j < m; j++)
-				{
-					int64		r;
-
-					if (vnull[j])
-						continue;
-					if (__builtin_add_overflow(v[j], y[j], &r))
-						out_of_range(8);
-					(void) fit(r, w);
-				}
-				for (int j = 0; j < m; j++)
-					v[j] = (int64) ((uint64) v[j] + (uint64) y[j]);
-			}
-		}
-
-		switch (a->kind)
-		{
-			case GA_COUNT:
-				for (int j = 0; j < m; j++)
-					count += !vnull[j];
-				break;
-			case GA_SUM:
-#ifdef HAVE_INT128
-				if (a->argwidth == 8)
-				{
-					int128		s = 0;
-
-					for (int j = 0; j < m; j++)
-					{
-						count += !vnull[j];
-						s += vnull[j] ? 0 : v[j];
-					}
-					acc->wide_sum += s;
-					break;
-				}
-#endif
-				{
-					/* PostgreSQL's int8 state wraps (-fwrapv); so does this */
-					uint64		s = 0;
-
-					for (int j = 0; j < m; j++)
-					{
-						count += !vnull[j];
-						s += vnull[j] ? 0 : (uint64) v[j];
-					}
-					acc->sum = (int64) ((uint64) acc->sum + s);
-				}
-				break;
-			case GA_MIN:
-			case GA_MAX:
-				for (int j = 0; j < m; j++)
-				{
-					if (vnull[j])
-						continue;
-					count++;
-					if (!acc->have ||
-						(a->kind == GA_MIN ? v[j] < acc->best : v[j] > acc->best))
-						acc->best = v[j];
-					acc->have = true;
-				}
-				break;
-			default:
-				break;
-		}
-		acc->count += count;
-		acc->have |= count > 0;
 	}
 }
 
@@ -552,7 +697,8 @@ fold_filtered(GpuJoinState *gj)
 				if (!row_passes(gj, orow, true, orow, gj->brow[j]))
 					continue;
 				inner_columns(gj, orow, gj->brow[j], iv, in, &ivp, &inp);
-				fold(gj, ov, (const bool *) (ov + os->ncols), ivp, inp);
+				fold(gj, row_accumulators(gj, ov, (const bool *) (ov + os->ncols), ivp, inp),
+					 ov, (const bool *) (ov + os->ncols), ivp, inp);
 			}
 		}
 	}
@@ -571,7 +717,8 @@ fold_filtered(GpuJoinState *gj)
 			if (!row_passes(gj, r, false, 0, 0))
 				continue;
 			ov = store_row(os, r);
-			fold(gj, ov, (const bool *) (ov + os->ncols), NULL, NULL);
+			fold(gj, row_accumulators(gj, ov, (const bool *) (ov + os->ncols), NULL, NULL),
+				 ov, (const bool *) (ov + os->ncols), NULL, NULL);
 		}
 	}
 }
@@ -593,8 +740,7 @@ fold_batch(GpuJoinState *gj)
 	if (gj->jointype == JOIN_INNER)
 	{
 		while (gpuhash_join_next_pairs(gj))
-			for (int i = 0; i < gj->naggs; i++)
-				fold_agg(gj, &gj->aggs[i], &gj->acc[i], gj->pidx, gj->brow, gj->npairs);
+			fold_rows(gj, gj->pidx, gj->brow, gj->npairs);
 		return;
 	}
 	/* semi and anti joins: the rows whose match flag says so, listed */
@@ -606,8 +752,7 @@ fold_batch(GpuJoinState *gj)
 		rows[n] = (uint32) r;
 		n += (gj->row_match[r] != 0) == want;
 	}
-	for (int i = 0; i < gj->naggs; i++)
-		fold_agg(gj, &gj->aggs[i], &gj->acc[i], rows, NULL, n);
+	fold_rows(gj, rows, NULL, n);
 }
 
 #ifdef HAVE_INT128
@@ -634,13 +779,30 @@ int128_numeric(int128 v)
 }
 #endif
 
-/* The value (or partial state) of aggregate i, as PostgreSQL's would be. */
+#ifdef HAVE_INT128
 static Datum
-agg_value(GpuJoinState *gj, int i, bool *isnull)
+sum_numeric(const GpuAggSpec *a, const GpuAggAcc *acc)
 {
-	const GpuAggSpec *a = &gj->aggs[i];
-	const GpuAggAcc *acc = &gj->acc[i];
+	return a->argwidth == 8 ? int128_numeric(acc->wide_sum) :
+		NumericGetDatum(int64_to_numeric(acc->sum));
+}
+#else
+static Datum
+sum_numeric(const GpuAggSpec *a, const GpuAggAcc *acc)
+{
+	return NumericGetDatum(int64_to_numeric(acc->sum));
+}
+#endif
 
+/*
+ * The value (or partial state) of aggregate a from its accumulator, as
+ * PostgreSQL's would be: avg is the numeric quotient of the numeric sum and
+ * count that PostgreSQL's final functions divide, and its partial state
+ * for int2 and int4 arguments is their int8[] {count, sum}.
+ */
+static Datum
+agg_value(const GpuAggSpec *a, const GpuAggAcc *acc, bool *isnull)
+{
 	*isnull = false;
 	switch (a->kind)
 	{
@@ -649,11 +811,24 @@ agg_value(GpuJoinState *gj, int i, bool *isnull)
 			return Int64GetDatum(acc->count);
 		case GA_SUM:
 			*isnull = !acc->have;
-#ifdef HAVE_INT128
+			if (!acc->have)
+				return (Datum) 0;
 			if (a->argwidth == 8)
-				return acc->have ? int128_numeric(acc->wide_sum) : (Datum) 0;
-#endif
+				return sum_numeric(a, acc);
 			return Int64GetDatum(acc->sum);
+		case GA_AVG:
+			if (a->partial)
+			{
+				Datum		state[2] = {Int64GetDatum(acc->count), Int64GetDatum(acc->sum)};
+
+				return PointerGetDatum(construct_array(state, 2, INT8OID, sizeof(int64),
+													   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+			}
+			*isnull = acc->count == 0;
+			if (acc->count == 0)
+				return (Datum) 0;
+			return DirectFunctionCall2(numeric_div, sum_numeric(a, acc),
+									   NumericGetDatum(int64_to_numeric(acc->count)));
 		case GA_MIN:
 		case GA_MAX:
 			*isnull = !acc->have;
@@ -663,17 +838,26 @@ agg_value(GpuJoinState *gj, int i, bool *isnull)
 	return (Datum) 0;
 }
 
-/* Run the whole join, folding it; then the one row, then NULL. */
-static TupleTableSlot *
+static Datum
+key_datum(int64 v, int width)
+{
+	return width == 1 ? BoolGetDatum(v != 0) : width == 2 ? Int16GetDatum((int16) v) :
+		width == 4 ? Int32GetDatum((int32) v) : Int64GetDatum(v);
+}
+
+/* Run the whole join, folding it into the accumulators. */
+static void
 fold_join(GpuJoinState *gj)
 {
-	TupleTableSlot *slot = gj->css.ss.ss_ScanTupleSlot;
-	int			first = gj->n_outer + gj->n_inner;
 	instr_time	start;
 	double		probe_ms;
 
-	if (gj->agg_emitted)
-		return NULL;
+	if (gj->ngroupkeys > 0 && gj->groups->cxt == NULL)
+		gpuhash_groups_init(gj->groups,
+							AllocSetContextCreate(gj->css.ss.ps.state->es_query_cxt,
+												  "GpuHashAggregate groups",
+												  ALLOCSET_DEFAULT_SIZES),
+							gj->ngroupkeys, gj->naggs * sizeof(GpuAggAcc));
 	gpuhash_join_ensure_built(gj);
 	while (!gj->outer_done)
 	{
@@ -689,13 +873,51 @@ fold_join(GpuJoinState *gj)
 	}
 	/* done: no longer hold up the other participants' barrier */
 	gpuhash_join_detach(gj);
-	gj->agg_emitted = true;
+	gj->agg_folded = true;
+}
 
+/*
+ * The next row: the one row of the aggregates, or with GROUP BY the next
+ * group's keys in their columns and its aggregates; NULL after the last.
+ */
+static TupleTableSlot *
+next_row(GpuJoinState *gj)
+{
+	TupleTableSlot *slot = gj->css.ss.ss_ScanTupleSlot;
+	int			first = gj->n_outer + gj->n_inner;
+	GpuAggAcc  *accs = gj->acc;
+	MemoryContext old;
+
+	if (!gj->agg_folded)
+		fold_join(gj);
+	if (gj->ngroupkeys == 0 ? gj->agg_next > 0 : gj->agg_next >= gj->groups->ngroups)
+		return NULL;
 	ExecClearTuple(slot);
 	for (int c = 0; c < first; c++)
 		slot->tts_isnull[c] = true;
+	if (gj->ngroupkeys > 0)
+	{
+		uint32		g = (uint32) gj->agg_next;
+		const int64 *keys = gpuhash_group_keys(gj->groups, g);
+		uint8		nulls = gpuhash_group_nulls(gj->groups, g);
+
+		for (int k = 0; k < gj->ngroupkeys; k++)
+		{
+			const GpuAggInstr *key = &gj->group_keys[k];
+			int			c = key->op == GO_OUTER ? key->col : gj->n_outer + key->col;
+
+			slot->tts_isnull[c] = (nulls & (1 << k)) != 0;
+			slot->tts_values[c] = key_datum(keys[k], key->width);
+		}
+		accs = gpuhash_group_acc(gj->groups, g);
+	}
+	gj->agg_next++;
+	/* numeric and array values live as long as the row */
+	old = MemoryContextSwitchTo(gj->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
 	for (int i = 0; i < gj->naggs; i++)
-		slot->tts_values[first + i] = agg_value(gj, i, &slot->tts_isnull[first + i]);
+		slot->tts_values[first + i] = agg_value(&gj->aggs[i], &accs[i],
+												&slot->tts_isnull[first + i]);
+	MemoryContextSwitchTo(old);
 	return ExecStoreVirtualTuple(slot);
 }
 
@@ -705,17 +927,27 @@ exec_gpu_agg(CustomScanState *node)
 	GpuJoinState *gj = (GpuJoinState *) node;
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
 	ProjectionInfo *proj = node->ss.ps.ps_ProjInfo;
-	TupleTableSlot *slot;
+	ExprState  *having = node->ss.ps.qual;
 
-	ResetExprContext(econtext);
-	/* a shut-down parallel node has let go of its build (join_parallel.c) */
-	if (gj->shut_down)
-		return NULL;
-	slot = fold_join(gj);
-	if (slot == NULL)
-		return NULL;
-	econtext->ecxt_scantuple = slot;
-	return proj ? ExecProject(proj) : slot;
+	for (;;)
+	{
+		TupleTableSlot *slot;
+
+		ResetExprContext(econtext);
+		/* a shut-down parallel node has let go of its build (join_parallel.c) */
+		if (gj->shut_down)
+			return NULL;
+		slot = next_row(gj);
+		if (slot == NULL)
+			return NULL;
+		econtext->ecxt_scantuple = slot;
+		if (having != NULL && !ExecQual(having, econtext))
+		{
+			InstrCountFiltered1(node, 1);
+			continue;
+		}
+		return proj ? ExecProject(proj) : slot;
+	}
 }
 
 /* EXPLAIN: the aggregates, as the scan tuple's last columns hold them. */
@@ -727,6 +959,21 @@ explain_aggs(GpuJoinState *gj, List *context, bool useprefix, ExplainState *es)
 	StringInfoData buf;
 	ListCell   *lc;
 
+	if (gj->ngroupkeys > 0)
+	{
+		List	   *keys = NIL;
+
+		for (int k = 0; k < gj->ngroupkeys; k++)
+		{
+			const GpuAggInstr *key = &gj->group_keys[k];
+			TargetEntry *te = list_nth(cscan->custom_scan_tlist,
+									   key->op == GO_OUTER ? key->col : gj->n_outer + key->col);
+
+			keys = lappend(keys, deparse_expression((Node *) te->expr, context, useprefix,
+													false));
+		}
+		ExplainPropertyList("Group Key", keys, es);
+	}
 	initStringInfo(&buf);
 	foreach(lc, aggs)
 		appendStringInfo(&buf, "%s%s", buf.len > 0 ? ", " : "",
@@ -755,7 +1002,8 @@ gpuhash_agg_create_state(CustomScan *cscan)
 	GpuJoinState *gj = palloc0(sizeof(GpuJoinState));
 
 	gpuhash_join_init_state(gj, cscan, &gpu_agg_exec_methods);
-	agg_setup(gj, list_nth(cscan->custom_private, GJ_PRIV_AGGS));
+	agg_setup(gj, list_nth(cscan->custom_private, GJ_PRIV_AGGS),
+			  list_nth(cscan->custom_private, GJ_PRIV_GROUP_KEYS));
 	gj->n_row_quals = intVal(list_nth(cscan->custom_private, GJ_PRIV_ROW_QUALS));
 	gj->explain_more = explain_aggs;
 	return (Node *) gj;

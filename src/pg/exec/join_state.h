@@ -151,7 +151,12 @@ typedef struct GpuJoinState
 	struct GpuAggSpec *aggs;
 	struct GpuAggAcc *acc;
 	ExprState  *row_qual;		/* anti join's filter on the rows folded */
-	bool		agg_emitted;
+	int			ngroupkeys;		/* 0: no GROUP BY, one row */
+	struct GpuAggInstr *group_keys;
+	struct GpuAggGroups *groups;
+	int64	   *group_key_buf;	/* each key's values over a chunk of rows */
+	bool		agg_folded;		/* the join is folded; rows are emitted */
+	uint64		agg_next;		/* the next group to emit */
 
 	/* parallel */
 	GpuJoinShared *shared;		/* NULL when serial, and after shutdown */

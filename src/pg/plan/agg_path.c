@@ -2,12 +2,13 @@
  * agg_path.c - the planner side of GpuHashAggregate: a GpuHashJoin that
  * folds the query's aggregates itself (join_agg.h).
  *
- * Offered through create_upper_paths_hook for a query without GROUP BY
- * whose top join (the whole of its FROM) has a GpuHashJoin path, when every
- * aggregate is count, sum, min or max of integer arithmetic on the joined
- * columns.  In a parallel plan each participant emits its partial states,
- * combined by PostgreSQL's Finalize Aggregate above a Gather; a serial plan
- * emits the result.
+ * Offered through create_upper_paths_hook for a query whose top join (the
+ * whole of its FROM) has a GpuHashJoin path, when every aggregate is count,
+ * sum, avg, min or max of integer arithmetic on the joined columns, and the
+ * GROUP BY (if any) lists plain int2, int4, int8, date or bool columns of
+ * either side.  In a parallel plan each participant emits its partial
+ * states per group, combined by PostgreSQL's Finalize Aggregate above a
+ * Gather; a serial plan emits the results and applies HAVING itself.
  */
 #include "gpuhash_pg.h"
 
@@ -20,9 +21,11 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/planner.h"
 #include "optimizer/tlist.h"
+#include "miscadmin.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
 
 #include "join_agg.h"
 #include "join_node.h"
@@ -47,6 +50,8 @@ static const CustomScanMethods gpu_agg_scan_methods = {
 /* The path's custom_private: the join path's, then these. */
 #define AGG_PRIV_JOINREL GJ_PATH_PRIV_COUNT
 #define AGG_PRIV_PARTIAL (GJ_PATH_PRIV_COUNT + 1)
+#define AGG_PRIV_GROUP_EXPRS (GJ_PATH_PRIV_COUNT + 2)	/* GROUP BY's columns */
+#define AGG_PRIV_HAVING (GJ_PATH_PRIV_COUNT + 3)	/* a serial node's HAVING */
 
 static int
 int_width(Oid type)
@@ -244,6 +249,16 @@ compile_aggref(Aggref *a, List *outer_tlist, List *inner_tlist)
 		case F_MAX_INT8:
 			kind = GA_MAX;
 			break;
+		case F_AVG_INT2:
+		case F_AVG_INT4:
+			kind = GA_AVG;
+			break;
+		case F_AVG_INT8:
+			/* its partial state is an internal type, as sum(int8)'s */
+			if (partial)
+				return NIL;
+			kind = GA_AVG;
+			break;
 		default:
 			return NIL;
 	}
@@ -263,8 +278,14 @@ compile_aggref(Aggref *a, List *outer_tlist, List *inner_tlist)
 		if (!compile_expr(arg, &c) || c.max_depth > GPUHASH_AGG_MAX_DEPTH)
 			return NIL;
 	}
+#ifndef HAVE_INT128
+	/* an exact sum of int8 values needs 128 bits */
+	if ((kind == GA_SUM || kind == GA_AVG) && argwidth == 8)
+		return NIL;
+#endif
 	/* what PostgreSQL's state and result types are, as the node emits them */
 	if (restype != ((kind == GA_MIN || kind == GA_MAX) ? exprType((Node *) linitial_node(TargetEntry, a->args)->expr) :
+					kind == GA_AVG ? (partial ? INT8ARRAYOID : NUMERICOID) :
 					(kind == GA_SUM && argwidth == 8) ? NUMERICOID : INT8OID))
 		return NIL;
 	spec = list_make4(makeInteger(kind), makeInteger(restype), makeInteger(argwidth),
@@ -273,11 +294,12 @@ compile_aggref(Aggref *a, List *outer_tlist, List *inner_tlist)
 }
 
 /*
- * The distinct aggregates of a target, or NIL when it holds anything else
- * outside them (a column, a placeholder, a window function) or none.
+ * The distinct aggregates of exprs, or NIL when they hold none, or anything
+ * else outside them but the GROUP BY columns group_exprs (another column, a
+ * placeholder, a window function).
  */
 static List *
-target_aggrefs(List *exprs)
+target_aggrefs(List *exprs, List *group_exprs)
 {
 	List	   *found = pull_var_clause((Node *) exprs, PVC_INCLUDE_AGGREGATES |
 										PVC_INCLUDE_WINDOWFUNCS | PVC_INCLUDE_PLACEHOLDERS);
@@ -286,11 +308,67 @@ target_aggrefs(List *exprs)
 
 	foreach(lc, found)
 	{
+		if (IsA(lfirst(lc), Var) && list_member(group_exprs, lfirst(lc)))
+			continue;
 		if (!IsA(lfirst(lc), Aggref))
 			return NIL;
 		aggs = list_append_unique(aggs, lfirst(lc));
 	}
 	return aggs;
+}
+
+/* The types a group key may have: by value, and equal when their bits are. */
+static int
+group_key_width(Oid type)
+{
+	switch (type)
+	{
+		case BOOLOID:
+			return 1;
+		case INT2OID:
+			return 2;
+		case INT4OID:
+		case DATEOID:
+			return 4;
+		case INT8OID:
+			return 8;
+	}
+	return 0;
+}
+
+/*
+ * The GROUP BY columns as the plan lists them (join_agg.h), each found in
+ * its child's target list; false if one is not a plain column of a type the
+ * node groups by.
+ */
+bool
+gpuhash_agg_plan_group_keys(List *group_exprs, List *outer_tlist, List *inner_tlist,
+							List **keys)
+{
+	ListCell   *lc;
+
+	*keys = NIL;
+	if (list_length(group_exprs) > GPUHASH_AGG_MAX_KEYS)
+		return false;
+	foreach(lc, group_exprs)
+	{
+		Var		   *v = lfirst(lc);
+		int			width = group_key_width(exprType((Node *) v));
+		int			op = GO_OUTER;
+		int			col;
+
+		if (!IsA(v, Var) || v->varlevelsup != 0 || width == 0)
+			return false;
+		if ((col = column_of(outer_tlist, v)) < 0)
+		{
+			op = GO_INNER;
+			if ((col = column_of(inner_tlist, v)) < 0)
+				return false;
+		}
+		*keys = lappend(lappend(lappend(*keys, makeInteger(op)), makeInteger(width)),
+						makeInteger(col));
+	}
+	return true;
 }
 
 /* Compile every aggregate for the plan; false if one cannot be. */
@@ -311,16 +389,27 @@ gpuhash_agg_plan_aggs(List *aggrefs, List *outer_tlist, List *inner_tlist, List 
 	return true;
 }
 
+/* What the node computes: the shape of the query's aggregation. */
+typedef struct AggShape
+{
+	List	   *aggs;			/* distinct Aggrefs of the target (and HAVING) */
+	List	   *group_exprs;	/* GROUP BY's columns, or NIL */
+	List	   *having;			/* HAVING, applied by a serial node */
+} AggShape;
+
 /*
- * The join's cost without emitting its rows, plus folding them: cheaper
- * than the join under an Aggregate node by what the node would cost.
+ * The join's cost without emitting its rows, plus folding them (finding
+ * each row's group, then its aggregates) and emitting groups: cheaper than
+ * the join under an Aggregate node by what that node would cost.
  */
 static CustomPath *
 make_agg_path(PlannerInfo *root, RelOptInfo *upper, CustomPath *join, PathTarget *target,
-			  int naggs, bool partial)
+			  const AggShape *shape, double groups, bool partial)
 {
 	CustomPath *cp = makeNode(CustomPath);
 	double		rows = join->path.rows;
+	double		per_row = list_length(shape->aggs) * 0.25 +
+		list_length(shape->group_exprs) * 0.5;
 
 	cp->path.pathtype = T_CustomScan;
 	cp->path.parent = upper;
@@ -328,35 +417,60 @@ make_agg_path(PlannerInfo *root, RelOptInfo *upper, CustomPath *join, PathTarget
 	cp->path.param_info = NULL;
 	cp->path.parallel_aware = join->path.parallel_aware;
 	cp->path.parallel_safe = join->path.parallel_safe &&
-		is_parallel_safe(root, (Node *) target->exprs);
+		is_parallel_safe(root, (Node *) target->exprs) &&
+		is_parallel_safe(root, (Node *) shape->having);
 	cp->path.parallel_workers = join->path.parallel_workers;
-	cp->path.rows = 1;
+	cp->path.rows = groups;
 	cp->path.total_cost = join->path.total_cost - rows * cpu_tuple_cost +
-		rows * naggs * 0.25 * cpu_operator_cost + cpu_tuple_cost;
+		rows * per_row * cpu_operator_cost +
+		groups * (cpu_tuple_cost + list_length(shape->having) * cpu_operator_cost);
 	cp->path.startup_cost = cp->path.total_cost;
 	cp->path.pathkeys = NIL;
 	cp->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	cp->custom_paths = join->custom_paths;
 	cp->custom_private = lappend(lappend(list_copy(join->custom_private), join->path.parent),
 								 makeInteger(partial));
+	cp->custom_private = lappend(lappend(cp->custom_private, shape->group_exprs),
+								 shape->having);
 	cp->methods = &gpu_agg_path_methods;
 	return cp;
 }
 
 /*
- * Can the aggregates be compiled against the columns join's children will
- * return?  (Their plans return exactly their paths' targets.)  Checked when
- * the path is made, so that making the plan cannot fail.
+ * Can the aggregates and group keys be compiled against the columns join's
+ * children will return?  (Their plans return exactly their paths' targets.)
+ * Checked when the path is made, so that making the plan cannot fail.
  */
 static bool
-aggs_compile_for(List *aggs, CustomPath *join)
+aggs_compile_for(const AggShape *shape, CustomPath *join)
 {
+	List	   *outer = make_tlist_from_pathtarget(((Path *) linitial(join->custom_paths))->pathtarget);
+	List	   *inner = make_tlist_from_pathtarget(((Path *) lsecond(join->custom_paths))->pathtarget);
 	List	   *specs;
+	List	   *keys;
 
-	return gpuhash_agg_plan_aggs(aggs,
-								 make_tlist_from_pathtarget(((Path *) linitial(join->custom_paths))->pathtarget),
-								 make_tlist_from_pathtarget(((Path *) lsecond(join->custom_paths))->pathtarget),
-								 &specs);
+	return gpuhash_agg_plan_aggs(shape->aggs, outer, inner, &specs) &&
+		gpuhash_agg_plan_group_keys(shape->group_exprs, outer, inner, &keys);
+}
+
+/*
+ * The groups of one participant that reads rows of the join, or 1 without
+ * GROUP BY; -1 when their table would not fit the hash tables' memory
+ * (hash_mem): unlike PostgreSQL's hash aggregation, the node cannot spill.
+ */
+static double
+groups_of(PlannerInfo *root, const AggShape *shape, double rows)
+{
+	double		groups;
+	double		bytes;
+
+	if (shape->group_exprs == NIL)
+		return 1;
+	groups = estimate_num_groups(root, shape->group_exprs, rows, NULL, NULL);
+	/* the table's slots and entries grow by doubling: twice the entries' size */
+	bytes = 2.0 * groups * (sizeof(uint64) * (2 + list_length(shape->group_exprs)) +
+							list_length(shape->aggs) * GPUHASH_AGG_ACC_BYTES);
+	return bytes > (double) get_hash_memory_limit() ? -1 : groups;
 }
 
 /*
@@ -378,6 +492,40 @@ join_path_of(Path *p, RelOptInfo *rel)
 }
 
 /*
+ * Finalize Aggregate over Gather: plain without GROUP BY; with it hashed,
+ * or sorted above a Sort, as the grouping allows (the node's groups come in
+ * no order).
+ */
+static void
+add_final_aggs(PlannerInfo *root, RelOptInfo *grouped_rel, Path *gather,
+			   GroupPathExtraData *gx, double groups)
+{
+	Query	   *parse = root->parse;
+
+	if (parse->groupClause == NIL)
+	{
+		add_path(grouped_rel, (Path *)
+				 create_agg_path(root, grouped_rel, gather, grouped_rel->reltarget,
+								 AGG_PLAIN, AGGSPLIT_FINAL_DESERIAL, NIL,
+								 (List *) gx->havingQual, &gx->agg_final_costs, 1));
+		return;
+	}
+	if (gx->flags & GROUPING_CAN_USE_HASH)
+		add_path(grouped_rel, (Path *)
+				 create_agg_path(root, grouped_rel, gather, grouped_rel->reltarget,
+								 AGG_HASHED, AGGSPLIT_FINAL_DESERIAL, parse->groupClause,
+								 (List *) gx->havingQual, &gx->agg_final_costs, groups));
+	if (gx->flags & GROUPING_CAN_USE_SORT)
+		add_path(grouped_rel, (Path *)
+				 create_agg_path(root, grouped_rel,
+								 (Path *) create_sort_path(root, grouped_rel, gather,
+														   root->group_pathkeys, -1.0),
+								 grouped_rel->reltarget,
+								 AGG_SORTED, AGGSPLIT_FINAL_DESERIAL, parse->groupClause,
+								 (List *) gx->havingQual, &gx->agg_final_costs, groups));
+}
+
+/*
  * Parallel: Finalize Aggregate over Gather over a partial path per
  * participant.  PostgreSQL 15 offers extensions no hook for partial
  * aggregation paths, so the chain is made here, as PostgreSQL makes its
@@ -385,38 +533,40 @@ join_path_of(Path *p, RelOptInfo *rel)
  */
 static void
 add_parallel_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
-				 GroupPathExtraData *gx)
+				 GroupPathExtraData *gx, List *group_exprs)
 {
 	RelOptInfo *partial_rel;
-	List	   *aggs;
+	AggShape	shape = {NIL, group_exprs, NIL};
 	ListCell   *lc;
 
 	if ((gx->flags & GROUPING_CAN_PARTIAL_AGG) == 0 || !gx->partial_costs_set ||
 		!grouped_rel->consider_parallel || input_rel->partial_pathlist == NIL)
 		return;
 	partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, grouped_rel->relids);
-	if (partial_rel->reltarget == NULL || (aggs = target_aggrefs(partial_rel->reltarget->exprs)) == NIL)
+	if (partial_rel->reltarget == NULL ||
+		(shape.aggs = target_aggrefs(partial_rel->reltarget->exprs, group_exprs)) == NIL)
 		return;
 	foreach(lc, input_rel->partial_pathlist)
 	{
 		CustomPath *join = join_path_of(lfirst(lc), input_rel);
 		CustomPath *partial;
 		Path	   *gather;
+		double		groups;
 		double		rows;
 
-		if (join == NULL || !aggs_compile_for(aggs, join))
+		if (join == NULL || !aggs_compile_for(&shape, join) ||
+			(groups = groups_of(root, &shape, join->path.rows)) < 0)
 			continue;
-		partial = make_agg_path(root, partial_rel, join, partial_rel->reltarget,
-								list_length(aggs), true);
+		partial = make_agg_path(root, partial_rel, join, partial_rel->reltarget, &shape,
+								groups, true);
 		if (!partial->path.parallel_safe)
 			continue;
 		rows = partial->path.rows * partial->path.parallel_workers;
 		gather = (Path *) create_gather_path(root, partial_rel, &partial->path,
 											 partial_rel->reltarget, NULL, &rows);
-		add_path(grouped_rel, (Path *)
-				 create_agg_path(root, grouped_rel, gather, grouped_rel->reltarget,
-								 AGG_PLAIN, AGGSPLIT_FINAL_DESERIAL, NIL,
-								 (List *) gx->havingQual, &gx->agg_final_costs, 1));
+		add_final_aggs(root, grouped_rel, gather, gx,
+					   group_exprs == NIL ? 1 :
+					   estimate_num_groups(root, group_exprs, rows, NULL, NULL));
 	}
 }
 
@@ -426,7 +576,7 @@ gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *inpu
 {
 	Query	   *parse = root->parse;
 	GroupPathExtraData *gx = extra;
-	List	   *aggs;
+	AggShape	shape;
 	ListCell   *lc;
 
 	if (prev_upper_paths_hook)
@@ -434,22 +584,28 @@ gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *inpu
 
 	if (!gpuhash_enable_join || !gpuhash_enable_aggregate || stage != UPPERREL_GROUP_AGG)
 		return;
-	if (parse->groupClause != NIL || parse->groupingSets != NIL || parse->hasTargetSRFs ||
+	if (parse->groupingSets != NIL || parse->hasTargetSRFs ||
 		!parse->hasAggs || gx == NULL || gx->patype != PARTITIONWISE_AGGREGATE_NONE)
 		return;
+	shape.group_exprs = get_sortgrouplist_exprs(parse->groupClause, gx->targetList);
 
-	add_parallel_agg(root, input_rel, output_rel, gx);
+	add_parallel_agg(root, input_rel, output_rel, gx, shape.group_exprs);
 
-	/* serial: the node emits the result; it has no place for HAVING */
-	if (gx->havingQual != NULL || (aggs = target_aggrefs(output_rel->reltarget->exprs)) == NIL)
+	/* serial: the node emits the result, and filters it by HAVING */
+	shape.having = (List *) gx->havingQual;
+	shape.aggs = target_aggrefs(list_make2(output_rel->reltarget->exprs, shape.having),
+								shape.group_exprs);
+	if (shape.aggs == NIL)
 		return;
 	foreach(lc, input_rel->pathlist)
 	{
 		CustomPath *join = join_path_of(lfirst(lc), input_rel);
+		double		groups;
 
-		if (join != NULL && !join->path.parallel_aware && aggs_compile_for(aggs, join))
+		if (join != NULL && !join->path.parallel_aware && aggs_compile_for(&shape, join) &&
+			(groups = groups_of(root, &shape, join->path.rows)) >= 0)
 			add_path(output_rel, &make_agg_path(root, output_rel, join, output_rel->reltarget,
-												list_length(aggs), false)->path);
+												&shape, groups, false)->path);
 	}
 }
 
@@ -458,18 +614,25 @@ plan_gpu_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			 List *tlist, List *clauses, List *custom_plans)
 {
 	RelOptInfo *joinrel = list_nth(best_path->custom_private, AGG_PRIV_JOINREL);
+	List	   *group_exprs = list_nth(best_path->custom_private, AGG_PRIV_GROUP_EXPRS);
+	List	   *having = list_nth(best_path->custom_private, AGG_PRIV_HAVING);
 	List	   *otherquals;
 	CustomScan *cscan;
-	List	   *aggs = target_aggrefs(tlist);
+	List	   *aggs = target_aggrefs(list_make2(tlist, having), group_exprs);
 	List	   *specs;
+	List	   *keys;
+	List	   *outer_tlist;
+	List	   *inner_tlist;
 	AttrNumber	resno;
 	ListCell   *lc;
 
 	cscan = gpuhash_join_plan_scan(root, joinrel->relids, best_path, tlist, custom_plans,
 								   &otherquals);
+	outer_tlist = ((Plan *) linitial(custom_plans))->targetlist;
+	inner_tlist = ((Plan *) lsecond(custom_plans))->targetlist;
 	if (aggs == NIL ||
-		!gpuhash_agg_plan_aggs(aggs, ((Plan *) linitial(custom_plans))->targetlist,
-							   ((Plan *) lsecond(custom_plans))->targetlist, &specs))
+		!gpuhash_agg_plan_aggs(aggs, outer_tlist, inner_tlist, &specs) ||
+		!gpuhash_agg_plan_group_keys(group_exprs, outer_tlist, inner_tlist, &keys))
 		elog(ERROR, "gpuhash: aggregates of a GpuHashAggregate path cannot be planned");
 
 	/* the scan tuple: the joined columns, then the aggregates' values */
@@ -482,6 +645,9 @@ plan_gpu_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_exprs = list_concat(cscan->custom_exprs, otherquals);
 	cscan->custom_private = lappend(lappend(cscan->custom_private, specs),
 									makeInteger(list_length(otherquals)));
+	cscan->custom_private = lappend(cscan->custom_private, keys);
+	/* HAVING, on each group the node emits */
+	cscan->scan.plan.qual = copyObject(having);
 	cscan->methods = &gpu_agg_scan_methods;
 	return &cscan->scan.plan;
 }
@@ -492,8 +658,8 @@ gpuhash_agg_init(void)
 	DefineCustomBoolVariable("gpuhash.enable_aggregate",
 							 "Lets a GPU hash join compute the query's aggregates itself "
 							 "(Custom Scan GpuHashAggregate).",
-							 "Applies to count, sum, min and max of integer arithmetic over "
-							 "a query's top join, without GROUP BY.",
+							 "Applies to count, sum, avg, min and max of integer arithmetic over "
+							 "a query's top join, grouped by integer, date or bool columns or not.",
 							 &gpuhash_enable_aggregate,
 							 true,
 							 PGC_USERSET,

@@ -3,13 +3,15 @@
  * called GpuHashAggregate): what the planner (agg_path.c) hands the executor
  * (agg_exec.c).
  *
- * A query such as SELECT count(*), sum(f.a + d.b) FROM f JOIN d ON ... would
- * make the join emit every joined row for an Aggregate node above to fold;
- * for simple aggregates of integer columns the join folds them itself, as
- * it matches, and emits one row: the aggregates' values, or in a parallel
- * plan each participant's partial states for a Finalize Aggregate to
- * combine.  An argument is a small program over the joined row's integer
- * columns, run with PostgreSQL's overflow errors and NULL rules.
+ * A query such as SELECT d.g, count(*), sum(f.a + d.b) FROM f JOIN d ON ...
+ * GROUP BY d.g would make the join emit every joined row for an Aggregate
+ * node above to fold; for simple aggregates of integer columns, grouped by
+ * integer, date or bool columns of either side (or not grouped), the join
+ * folds them itself, as it matches, and emits one row per group: the group
+ * keys and the aggregates' values, or in a parallel plan each
+ * participant's partial states for a Finalize Aggregate to combine.  An
+ * argument is a small program over the joined row's integer columns, run
+ * with PostgreSQL's overflow errors and NULL rules.
  */
 #ifndef GPUHASH_JOIN_AGG_H
 #define GPUHASH_JOIN_AGG_H
@@ -24,13 +26,20 @@
 /* deepest evaluation stack an argument may need */
 #define GPUHASH_AGG_MAX_DEPTH 16
 
+/* group key columns at most: their NULL flags fit one byte */
+#define GPUHASH_AGG_MAX_KEYS 8
+
+/* bytes of one aggregate's accumulator at most (agg_exec.c), for estimates */
+#define GPUHASH_AGG_ACC_BYTES 48
+
 typedef enum GpuAggKind
 {
 	GA_COUNT_STAR,
 	GA_COUNT,
 	GA_SUM,
 	GA_MIN,
-	GA_MAX
+	GA_MAX,
+	GA_AVG
 } GpuAggKind;
 
 typedef enum GpuAggOp
@@ -74,6 +83,10 @@ typedef struct GpuAggSpec
 } GpuAggSpec;
 
 /*
+ * A group key is one instruction, GO_OUTER or GO_INNER, whose width is 1
+ * (bool), 2, 4 (int4, date) or 8; the plan stores the keys as one List of
+ * three Integers each: op, width, col.
+ *
  * The plan stores each aggregate as a List: kind, restype, argwidth,
  * partial, then four nodes per instruction (op, width, col as Integers, the
  * value as a String, since an Integer holds only 32 bits).
@@ -84,6 +97,8 @@ extern void gpuhash_agg_init(void);
 extern Node *gpuhash_agg_create_state(CustomScan *cscan);
 extern bool gpuhash_agg_plan_aggs(List *aggrefs, List *outer_tlist, List *inner_tlist,
 								  List **specs);
+extern bool gpuhash_agg_plan_group_keys(List *group_exprs, List *outer_tlist,
+										List *inner_tlist, List **keys);
 
 #pragma GCC visibility pop
 

@@ -48,8 +48,9 @@ enum
 	GJ_PRIV_COUNT,
 	/* GpuHashAggregate only (join_agg.h) */
 	GJ_PRIV_AGGS = GJ_PRIV_COUNT,	/* List of aggregates */
-	GJ_PRIV_ROW_QUALS			/* custom_exprs after the join clauses that
+	GJ_PRIV_ROW_QUALS,			/* custom_exprs after the join clauses that
 								 * filter rows before they are folded */
+	GJ_PRIV_GROUP_KEYS			/* List: GROUP BY columns (join_agg.h), or NIL */
 };
 
 /* A GpuHashJoin path's custom_private holds this many entries. */

@@ -1,0 +1,174 @@
+/*
+ * agg_groups.c - the group table of a GpuHashAggregate with GROUP BY.
+ *
+ * Open addressing over group numbers: a slot holds a group's number (plus
+ * one), the entries themselves lie in one array in the order the groups
+ * were first seen, so that they can be emitted by walking it.  Each entry
+ * keeps its hash, so growing the slots never rehashes keys.  Memory comes
+ * from the node's build context and goes with it.
+ */
+#include "postgres.h"
+
+#include "utils/memutils.h"
+
+#include "agg_groups.h"
+
+#define GROUPS_FIRST_SLOTS 1024
+
+Size
+gpuhash_groups_entry_bytes(int nkeys, Size acc_bytes)
+{
+	return MAXALIGN(sizeof(uint64) + nkeys * sizeof(int64) + 1) + MAXALIGN(acc_bytes);
+}
+
+void
+gpuhash_groups_init(GpuAggGroups *g, MemoryContext cxt, int nkeys, Size acc_bytes)
+{
+	Assert(nkeys > 0 && nkeys <= GPUHASH_AGG_MAX_KEYS);
+	memset(g, 0, sizeof(*g));
+	g->cxt = cxt;
+	g->nkeys = nkeys;
+	g->acc_bytes = MAXALIGN(acc_bytes);
+	g->entry_size = gpuhash_groups_entry_bytes(nkeys, acc_bytes);
+}
+
+/* Forget every group; the memory goes with the context. */
+void
+gpuhash_groups_reset(GpuAggGroups *g)
+{
+	g->entries = NULL;
+	g->slots = NULL;
+	g->ngroups = g->entries_cap = 0;
+	g->mask = 0;
+}
+
+static inline uint64
+mix64(uint64 h)
+{
+	h ^= h >> 33;
+	h *= UINT64CONST(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	h *= UINT64CONST(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	return h;
+}
+
+static inline uint64
+hash_keys(int nkeys, const int64 *keys, uint8 nullmask)
+{
+	uint64		h = nullmask;
+
+	for (int k = 0; k < nkeys; k++)
+		h = mix64(h ^ (uint64) keys[k]) + k;
+	return h;
+}
+
+static void
+grow_slots(GpuAggGroups *g)
+{
+	uint64		nslots = g->slots ? (g->mask + 1) * 2 : GROUPS_FIRST_SLOTS;
+	uint32	   *slots;
+
+	if (nslots > ((uint64) 1 << 32))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many groups for a GpuHashAggregate"),
+				 errhint("Set gpuhash.enable_aggregate to off for this query.")));
+	slots = MemoryContextAllocHuge(g->cxt, nslots * sizeof(uint32));
+	memset(slots, 0, nslots * sizeof(uint32));
+	for (uint64 i = 0; i < g->ngroups; i++)
+	{
+		uint64		s = *(uint64 *) gpuhash_group_entry(g, (uint32) i) & (nslots - 1);
+
+		while (slots[s] != 0)
+			s = (s + 1) & (nslots - 1);
+		slots[s] = (uint32) i + 1;
+	}
+	if (g->slots)
+		pfree(g->slots);
+	g->slots = slots;
+	g->mask = nslots - 1;
+}
+
+static uint32
+add_group(GpuAggGroups *g, uint64 slot, uint64 h, const int64 *keys, uint8 nullmask)
+{
+	char	   *e;
+	int64	   *ek;
+
+	if (g->ngroups == g->entries_cap)
+	{
+		uint64		cap = g->entries_cap ? g->entries_cap * 2 : 256;
+
+		g->entries = g->entries ?
+			repalloc_huge(g->entries, cap * g->entry_size) :
+			MemoryContextAllocHuge(g->cxt, cap * g->entry_size);
+		g->entries_cap = cap;
+	}
+	e = gpuhash_group_entry(g, (uint32) g->ngroups);
+	memset(e, 0, g->entry_size);
+	*(uint64 *) e = h;
+	ek = (int64 *) (e + sizeof(uint64));
+	for (int k = 0; k < g->nkeys; k++)
+		ek[k] = (nullmask & (1 << k)) ? 0 : keys[k];
+	*(uint8 *) (ek + g->nkeys) = nullmask;
+	g->slots[slot] = (uint32) g->ngroups + 1;
+	return (uint32) g->ngroups++;
+}
+
+static inline bool
+same_keys(const GpuAggGroups *g, uint32 group, const int64 *keys, uint8 nullmask)
+{
+	const int64 *ek = gpuhash_group_keys(g, group);
+
+	if (*(const uint8 *) (ek + g->nkeys) != nullmask)
+		return false;
+	for (int k = 0; k < g->nkeys; k++)
+		if (!(nullmask & (1 << k)) && ek[k] != keys[k])
+			return false;
+	return true;
+}
+
+/* The number of the group of keys (NULL where nullmask's bit is set), made if new. */
+uint32
+gpuhash_groups_find(GpuAggGroups *g, const int64 *keys, uint8 nullmask)
+{
+	int64		clean[GPUHASH_AGG_MAX_KEYS];
+	uint64		h;
+	uint64		s;
+
+	/* a NULL key's value is not part of the group */
+	for (int k = 0; k < g->nkeys; k++)
+		clean[k] = (nullmask & (1 << k)) ? 0 : keys[k];
+	if (g->slots == NULL || g->ngroups * 2 >= g->mask + 1)
+		grow_slots(g);
+	h = hash_keys(g->nkeys, clean, nullmask);
+	for (s = h & g->mask;; s = (s + 1) & g->mask)
+	{
+		uint32		v = g->slots[s];
+
+		if (v == 0)
+			return add_group(g, s, h, clean, nullmask);
+		if (*(uint64 *) gpuhash_group_entry(g, v - 1) == h &&
+			same_keys(g, v - 1, clean, nullmask))
+			return v - 1;
+	}
+}
+
+/*
+ * The groups of n rows whose key k is keys[k][j], NULL where nullmask[j]'s
+ * bit k is set.
+ */
+void
+gpuhash_groups_find_batch(GpuAggGroups *g, int n, int64 *const *keys, const uint8 *nullmask,
+						  uint32 *group)
+{
+	int64		row[GPUHASH_AGG_MAX_KEYS];
+
+	for (int j = 0; j < n; j++)
+	{
+		for (int k = 0; k < g->nkeys; k++)
+			row[k] = keys[k][j];
+		group[j] = gpuhash_groups_find(g, row, nullmask[j]);
+	}
+}

@@ -1,0 +1,67 @@
+/*
+ * agg_groups.h - the groups of a GpuHashAggregate with GROUP BY
+ * (agg_groups.c): each distinct tuple of group key values, with the
+ * accumulators of the node's aggregates.
+ *
+ * The keys are integers (int2, int4, int8, date, bool) held as int64, each
+ * possibly NULL; PostgreSQL's grouping puts NULLs together, and so does
+ * this.  A group is found by its number, which stays valid as the table
+ * grows; its entry's address does not.
+ */
+#ifndef GPUHASH_AGG_GROUPS_H
+#define GPUHASH_AGG_GROUPS_H
+
+#include "join_agg.h"
+
+#pragma GCC visibility push(hidden)
+
+typedef struct GpuAggGroups
+{
+	MemoryContext cxt;
+	int			nkeys;
+	Size		acc_bytes;		/* accumulators of one group */
+	Size		entry_size;		/* hash, keys, NULL mask, accumulators */
+	char	   *entries;
+	uint64		ngroups;
+	uint64		entries_cap;
+	uint32	   *slots;			/* group number + 1, or 0 when free */
+	uint64		mask;			/* slots - 1 (a power of two, less 1) */
+} GpuAggGroups;
+
+extern void gpuhash_groups_init(GpuAggGroups *g, MemoryContext cxt, int nkeys, Size acc_bytes);
+extern void gpuhash_groups_reset(GpuAggGroups *g);
+extern uint32 gpuhash_groups_find(GpuAggGroups *g, const int64 *keys, uint8 nullmask);
+extern void gpuhash_groups_find_batch(GpuAggGroups *g, int n, int64 *const *keys,
+									  const uint8 *nullmask, uint32 *group);
+
+/* memory one group takes, for the planner's estimate */
+extern Size gpuhash_groups_entry_bytes(int nkeys, Size acc_bytes);
+
+static inline char *
+gpuhash_group_entry(const GpuAggGroups *g, uint32 group)
+{
+	return g->entries + (Size) group * g->entry_size;
+}
+
+static inline const int64 *
+gpuhash_group_keys(const GpuAggGroups *g, uint32 group)
+{
+	return (const int64 *) (gpuhash_group_entry(g, group) + sizeof(uint64));
+}
+
+static inline uint8
+gpuhash_group_nulls(const GpuAggGroups *g, uint32 group)
+{
+	return *(const uint8 *) (gpuhash_group_keys(g, group) + g->nkeys);
+}
+
+/* the group's accumulators (MAXALIGNed) */
+static inline void *
+gpuhash_group_acc(const GpuAggGroups *g, uint32 group)
+{
+	return gpuhash_group_entry(g, group) + g->entry_size - g->acc_bytes;
+}
+
+#pragma GCC visibility pop
+
+#endif
