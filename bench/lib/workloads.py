@@ -62,6 +62,16 @@ WORKLOADS = [
         "SELECT count(*), sum(bv + pv) FROM gpu_hash_join("
         "'SELECT k, v FROM dup_build', 'SELECT k, v FROM dup_probe') "
         "AS j(bk int8, bv int4, pk int8, pv int4)"),
+    Workload(
+        "W7_grouped", "W1 grouped by a fact column (1000 groups): count, sum and avg per group",
+        ("fact", "dim"),
+        "SELECT count(*), sum(n), sum(s), sum(a) FROM (SELECT f.amount, count(*) AS n, "
+        "sum(d.payload) AS s, avg(d.payload) AS a FROM fact f JOIN dim d ON f.dim_id = d.id "
+        "GROUP BY f.amount) g",
+        "SELECT count(*), sum(n), sum(s), sum(a) FROM (SELECT amount, count(*) AS n, "
+        "sum(payload) AS s, avg(payload) AS a FROM gpu_hash_join("
+        "'SELECT id, payload FROM dim', 'SELECT dim_id, amount FROM fact') "
+        "AS j(id int4, payload int4, dim_id int4, amount int4) GROUP BY amount) g"),
 ]
 
 
