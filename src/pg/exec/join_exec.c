@@ -26,6 +26,8 @@
 
 static TupleTableSlot *exec_gpu_join(CustomScanState *node);
 static void build(GpuJoinState *gj);
+static inline void inner_from_table(GpuJoinState *gj, uint64 kidx, uint64 payload,
+									Datum *values, bool *isnull);
 
 static const CustomExecMethods gpu_join_exec_methods = {
 	.CustomName = GPUHASH_JOIN_NAME,
@@ -97,6 +99,45 @@ set_inline_ok(GpuJoinState *gj, TupleDesc desc)
 	}
 }
 
+/*
+ * Can the outer side be read as the pairs of the GpuHashJoin below?  Only
+ * a plain inner join whose pairs all come out (no other join clauses, no
+ * filter), and whose output columns are its scan tuple's, unprojected: then
+ * a pair's columns are copied straight from the child's batch and build
+ * rows into this node's batch, and no tuple is formed between the two.
+ */
+static void
+link_outer_child(GpuJoinState *gj, PlanState *outer)
+{
+	GpuJoinState *child;
+	List	   *tlist = outer->plan->targetlist;
+	ListCell   *lc;
+	int			c = 0;
+
+	if (!IsA(outer, CustomScanState) ||
+		((CustomScanState *) outer)->methods != &gpu_join_exec_methods)
+		return;
+	child = (GpuJoinState *) outer;
+	if (child->jointype != JOIN_INNER || child->join_qual != NULL ||
+		child->css.ss.ps.qual != NULL || list_length(tlist) != gj->n_outer)
+		return;
+	gj->child_col = palloc(Max(gj->n_outer, 1) * sizeof(int));
+	foreach(lc, tlist)
+	{
+		Var		   *v = (Var *) lfirst_node(TargetEntry, lc)->expr;
+
+		if (!IsA(v, Var) || v->varno != INDEX_VAR || v->varattno < 1 ||
+			v->varattno > child->n_outer + child->n_inner)
+		{
+			pfree(gj->child_col);
+			gj->child_col = NULL;
+			return;
+		}
+		gj->child_col[c++] = v->varattno - 1;
+	}
+	gj->outer_child = child;
+}
+
 /* The join clauses other than the hash clause (join_node.h). */
 static List *
 join_quals(CustomScan *cscan, GpuJoinState *gj)
@@ -126,6 +167,8 @@ gpuhash_join_begin(CustomScanState *node, EState *estate, int eflags)
 	set_inline_ok(gj, ExecGetResultType(inner));
 	gj->outer_reader = gpuhash_heap_reader_create(outer);
 	gj->inner_reader = gpuhash_heap_reader_create(inner);
+	if (gpuhash_chain_batches)
+		link_outer_child(gj, outer);
 	gj->row_values = palloc(Max(Max(gj->n_outer, gj->n_inner), 1) * sizeof(Datum));
 	gj->row_isnull = palloc(Max(Max(gj->n_outer, gj->n_inner), 1) * sizeof(bool));
 
@@ -254,14 +297,79 @@ gpuhash_join_ctx(GpuJoinState *gj)
 }
 
 /*
+ * The next pair of the GpuHashJoin below as this node's outer row, its
+ * columns in gj->row_values; false at the end.  The child runs as it would
+ * under ExecProcNode (its batches, probes and shared build), but hands over
+ * its pairs here, and the columns are copied from where its batch and build
+ * rows hold them.
+ */
+static bool
+next_child_pair(GpuJoinState *gj, Datum **values, bool **isnull)
+{
+	GpuJoinState *child = gj->outer_child;
+
+	*values = gj->row_values;
+	*isnull = gj->row_isnull;
+	for (;;)
+	{
+		if (child->emit == EMIT_PAIRS && child->pos < child->npairs)
+		{
+			uint64		j = child->pos++;
+			uint64		orow = child->pidx[j];
+			Datum	   *cv = child->css.ss.ss_ScanTupleSlot->tts_values;
+			bool	   *cn = child->css.ss.ss_ScanTupleSlot->tts_isnull;
+
+			/* as the child's own emission does, fetch build rows ahead */
+			if (j + PAIR_PREFETCH_AHEAD < child->npairs && !child->inner_in_table)
+				__builtin_prefetch(child->inner.rows +
+								   child->brow[j + PAIR_PREFETCH_AHEAD] * child->inner.stride);
+			/* the child's scan tuple slot is scratch space: it emits nothing */
+			gpuhash_store_get(&child->outer, orow, cv, cn);
+			if (child->inner_in_table)
+				inner_from_table(child, orow, child->brow[j], cv + child->n_outer,
+								 cn + child->n_outer);
+			else
+				gpuhash_store_get(&child->inner, child->brow[j], cv + child->n_outer,
+								  cn + child->n_outer);
+			for (int c = 0; c < gj->n_outer; c++)
+			{
+				gj->row_values[c] = cv[gj->child_col[c]];
+				gj->row_isnull[c] = cn[gj->child_col[c]];
+			}
+			return true;
+		}
+		if (child->emit == EMIT_PAIRS)
+		{
+			if (!gpuhash_join_next_pairs(child))
+				child->emit = EMIT_NONE;
+			continue;
+		}
+		gpuhash_join_ensure_built(child);
+		if (child->outer_done)
+		{
+			/* done: no longer hold up the child's other participants */
+			gpuhash_join_detach(child);
+			return false;
+		}
+		gpuhash_join_load_batch(child);
+		if (child->outer.nrows > 0)
+			gpuhash_join_start_batch(child);
+	}
+}
+
+/*
  * The next row of a side into values and isnull: from its heap reader when it
- * has one, else from its plan; false at the end.
+ * has one, from the GpuHashJoin below's pairs, else from its plan; false at
+ * the end.
  */
 static inline bool
 next_row(GpuJoinState *gj, PlanState *side, GpuhashHeapReader *reader,
 		 Datum **values, bool **isnull)
 {
 	TupleTableSlot *slot;
+
+	if (gj->outer_child != NULL && side == linitial(gj->css.custom_ps))
+		return next_child_pair(gj, values, isnull);
 
 	if (reader != NULL)
 	{
@@ -536,9 +644,19 @@ fill_batch(GpuJoinState *gj, GpuhashOverlap *ov)
 	PlanState  *outer = linitial(gj->css.custom_ps);
 	void	   *keys = gj->outer_keys->ptr;
 	int			w = gj->key_width;
+	Instrumentation *child_instr = gj->outer_child ? outer->instrument : NULL;
+	uint64		nread = 0;
 
 	if (gj->outer_reader)
 		gpuhash_heap_reader_begin(gj->outer_reader);
+	/*
+	 * A child read as pairs is not run by ExecProcNode: do what it would,
+	 * the rescan that a changed parameter asks for, and the counting.
+	 */
+	if (gj->outer_child && outer->chgParam != NULL)
+		ExecReScan(outer);
+	if (child_instr)
+		InstrStartNode(child_instr);
 	while (gj->outer.nrows < gj->batch_rows)
 	{
 		Datum	   *values;
@@ -552,6 +670,7 @@ fill_batch(GpuJoinState *gj, GpuhashOverlap *ov)
 			gj->outer_done = true;
 			break;
 		}
+		nread++;
 		keynull = !outer_row_key(gj, values, isnull, &key);
 		if (keynull && gj->jointype != JOIN_ANTI && gj->jointype != JOIN_LEFT)
 			continue;
@@ -571,6 +690,8 @@ fill_batch(GpuJoinState *gj, GpuhashOverlap *ov)
 	}
 	if (gj->outer_reader)
 		gpuhash_heap_reader_pause(gj->outer_reader);
+	if (child_instr)
+		InstrStopNode(child_instr, nread);
 }
 
 /* Read the next outer batch; with a helper, its keys are probed meanwhile. */
@@ -1136,6 +1257,8 @@ gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		describe_reader(&buf, "inner", gj->inner_reader);
 		ExplainPropertyText("Direct Scan", buf.data, es);
 	}
+	if ((es->verbose || es->analyze) && gj->outer_child)
+		ExplainPropertyText("Outer Side", "pairs of the GpuHashJoin below, read in batches", es);
 
 	for (int i = 0; built == NULL && gj->all_stats && i < gj->nparticipants; i++)
 		if (gj->all_stats[i].built)

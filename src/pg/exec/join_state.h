@@ -100,6 +100,14 @@ typedef struct GpuJoinState
 	/* the sides read from heap pages directly (heap_reader.c), or NULL */
 	GpuhashHeapReader *outer_reader;
 	GpuhashHeapReader *inner_reader;
+
+	/*
+	 * An outer side that is a GpuHashJoin of the same process, read as its
+	 * batches' pairs instead of its tuples (join_exec.c), or NULL; outer
+	 * column c is the child's scan tuple column child_col[c].
+	 */
+	struct GpuJoinState *outer_child;
+	int		   *child_col;
 	Datum	   *row_values;		/* a row from a reader */
 	bool	   *row_isnull;
 

@@ -21,6 +21,7 @@ extern double gpuhash_join_probe_row_cost;
 extern bool gpuhash_parallel_worker_gpu;
 extern bool gpuhash_direct_scan;
 extern bool gpuhash_overlap_probes;
+extern bool gpuhash_chain_batches;
 
 /*
  * The plan's custom_private, a list of Integer nodes in this order (plus the

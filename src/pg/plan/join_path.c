@@ -48,6 +48,7 @@ double		gpuhash_join_build_row_cost = 0.01;
 double		gpuhash_join_probe_row_cost = 0.002;
 bool		gpuhash_parallel_worker_gpu = false;
 bool		gpuhash_direct_scan = true;
+bool		gpuhash_chain_batches = true;
 bool		gpuhash_overlap_probes = true;
 
 static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
@@ -299,6 +300,28 @@ plain_heap_scan(PlannerInfo *root, Path *p)
 }
 
 /*
+ * An outer side that is an inner GpuHashJoin with no other join clauses:
+ * the node reads its pairs in batches (join_exec.c), so its rows are never
+ * formed as tuples, and they cost no more than a direct read's.
+ */
+static bool
+chained_join(Path *p)
+{
+	List	   *priv;
+	ListCell   *lc;
+
+	if (!gpuhash_is_join_path(p))
+		return false;
+	priv = ((CustomPath *) p)->custom_private;
+	if (intVal(lfourth(priv)) != JOIN_INNER)
+		return false;
+	foreach(lc, (List *) list_nth(priv, 5))
+		if (!list_member_ptr(linitial(priv), lfirst(lc)))
+			return false;
+	return true;
+}
+
+/*
  * The node reads a plain heap scan whose key is a column straight from the
  * heap (heap_reader.c): its rows never pass through the Seq Scan node, so
  * the executor's cost per row, which the scan's path counts, is not paid.
@@ -310,8 +333,10 @@ plain_heap_scan(PlannerInfo *root, Path *p)
  * the copy nor gains the saving until a measurement says otherwise.
  */
 static double
-input_row_cost(PlannerInfo *root, Path *p, bool key_columns)
+input_row_cost(PlannerInfo *root, Path *p, bool key_columns, bool outer)
 {
+	if (outer && chained_join(p) && key_columns && gpuhash_chain_batches)
+		return -cpu_tuple_cost;
 	if (!plain_heap_scan(root, p))
 		return 2.0 * cpu_operator_cost;
 	if (gpuhash_direct_scan && key_columns && p->parent->baserestrictinfo == NIL)
@@ -394,10 +419,10 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 	cp->path.rows = out_rows;
 	cp->path.startup_cost = gpuhash_join_startup_cost + setup + inner->total_cost +
 		inner->rows * (gpuhash_join_build_row_cost + keys_cost(root, keys, false) +
-					   input_row_cost(root, inner, keys_are_columns(keys, false))) + qc.startup;
+					   input_row_cost(root, inner, keys_are_columns(keys, false), false)) + qc.startup;
 	cp->path.total_cost = cp->path.startup_cost + outer->total_cost +
 		outer->rows * (gpuhash_join_probe_row_cost + keys_cost(root, keys, true) +
-					   input_row_cost(root, outer, keys_are_columns(keys, true))) +
+					   input_row_cost(root, outer, keys_are_columns(keys, true), true)) +
 		matches * qc.per_tuple + emitted * cpu_tuple_cost;
 }
 
@@ -776,6 +801,17 @@ gpuhash_join_init(void)
 							 "of the batch. Applies to semi and anti joins without other join "
 							 "clauses and to inner joins whose build keys are unique.",
 							 &gpuhash_overlap_probes,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuhash.chain_batches",
+							 "Lets a GPU hash join read the GPU hash join below it as batches of pairs.",
+							 "Intermediate joined rows are then copied from the lower join's "
+							 "batches instead of being formed as tuples. Applies to inner joins "
+							 "without other join clauses.",
+							 &gpuhash_chain_batches,
 							 true,
 							 PGC_USERSET,
 							 0,

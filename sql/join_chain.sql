@@ -1,0 +1,102 @@
+--
+-- Chains of GpuHashJoins: a GpuHashJoin whose outer side is a plain inner
+-- GpuHashJoin reads that join's pairs in batches, copying their columns
+-- from the lower join's batch and build rows, and no tuple is formed
+-- between the two (EXPLAIN VERBOSE: "Outer Side: pairs of the GpuHashJoin
+-- below").  Each query runs with PostgreSQL's joins off (so the nodes are
+-- used) and is compared, as a multiset, with PostgreSQL's own plan,
+-- serially and in parallel; each says how many joins read the one below in
+-- batches, so that the test cannot pass without taking the path it tests.
+--
+LOAD 'gpuhash';
+SELECT set_config('gpuhash.device',
+                  CASE WHEN gpuhash_backend() = 'gpu' THEN 'gpu' ELSE 'cpu' END, false) IS NOT NULL AS device_set;
+SET gpuhash.join_startup_cost = 0;
+SET gpuhash.join_build_row_cost = 0;
+SET gpuhash.join_probe_row_cost = 0;
+-- many batches, at each level
+SET gpuhash.batch_rows = 1024;
+
+\i sql/compare.psql
+
+-- how many nodes of q's plan read the join below in batches
+CREATE FUNCTION pg_temp.chained(q text) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE l text; n int := 0;
+BEGIN
+  PERFORM set_config('enable_hashjoin', 'off', true);
+  PERFORM set_config('enable_mergejoin', 'off', true);
+  PERFORM set_config('enable_nestloop', 'off', true);
+  FOR l IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || q LOOP
+    IF l ~ 'Outer Side: pairs of the GpuHashJoin below' THEN n := n + 1; END IF;
+  END LOOP;
+  PERFORM set_config('enable_hashjoin', 'on', true);
+  PERFORM set_config('enable_mergejoin', 'on', true);
+  PERFORM set_config('enable_nestloop', 'on', true);
+  RETURN n;
+END $$;
+
+CREATE FUNCTION pg_temp.same_chained(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN pg_temp.chained(q) || ' chained: ' || pg_temp.same(q);
+END $$;
+
+-- a fact table with NULL and missing keys, text and numeric columns that
+-- pass through the levels; dimensions with unique keys (values kept in the
+-- table), duplicate keys (several matches a level), NULL attributes, and a
+-- snowflake level keyed by a dimension's column
+CREATE TABLE cf (id int4, k1 int4, k2 int8, k3 int2, amount int4, note text, price numeric(10,2));
+INSERT INTO cf SELECT i,
+                      CASE WHEN i % 23 = 0 THEN NULL ELSE (i * 7919) % 1300 END,
+                      CASE WHEN i % 29 = 0 THEN NULL ELSE ((i * 104729) % 700)::int8 END,
+                      (i % 60)::int2,
+                      (i * 37) % 1000 - 500,
+                      CASE WHEN i % 5 = 0 THEN NULL ELSE 'n' || (i % 97) END,
+                      (i % 1000) / 7.0
+               FROM generate_series(1, 20000) i;
+CREATE TABLE c1 (k int4, v int4);                      -- unique keys
+INSERT INTO c1 SELECT i, i % 17 FROM generate_series(0, 1199) i;
+CREATE TABLE c2 (k int8, grp int4, label text);        -- duplicate keys, NULLs
+INSERT INTO c2 SELECT (i * 31) % 650, CASE WHEN i % 9 = 0 THEN NULL ELSE i % 6 END, 'g' || (i % 11)
+               FROM generate_series(1, 900) i;
+CREATE TABLE c3 (k int2, region int4);
+INSERT INTO c3 SELECT i, i % 4 FROM generate_series(0, 49) i;
+CREATE TABLE c4 (v int4, zone text);                   -- keyed by c1.v
+INSERT INTO c4 SELECT i, 'z' || (i % 3) FROM generate_series(0, 15) i;
+CREATE TABLE cempty (k int4, w int4);
+ANALYZE cf; ANALYZE c1; ANALYZE c2; ANALYZE c3; ANALYZE c4; ANALYZE cempty;
+
+-- serial
+SET max_parallel_workers_per_gather = 0;
+SELECT * FROM pg_temp.plan('SELECT cf.id, c1.v, c3.region FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c3 ON cf.k3 = c3.k');
+SELECT q, pg_temp.same_chained(q) FROM (VALUES
+  ('SELECT cf.id, cf.note, c1.v, c3.region FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c3 ON cf.k3 = c3.k'),
+  ('SELECT cf.id, cf.price, c1.v, c2.grp, c2.label FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c2 ON cf.k2 = c2.k'),
+  ('SELECT cf.id, c1.v, c2.label, c3.region FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c2 ON cf.k2 = c2.k JOIN c3 ON cf.k3 = c3.k'),
+  ('SELECT cf.id, c1.v, c4.zone FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c4 ON c1.v = c4.v'),
+  ('SELECT cf.id, c2.grp, c3.region FROM cf JOIN c2 ON cf.k2 = c2.k JOIN c3 ON cf.k3 = c3.k WHERE c2.grp IS NOT NULL AND cf.amount > 0'),
+  ('SELECT cf.id FROM cf JOIN c1 ON cf.k1 = c1.k JOIN cempty ON cf.k1 = cempty.k'),
+  ('SELECT count(*), sum(cf.amount), min(c1.v), max(c3.region) FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c3 ON cf.k3 = c3.k'),
+  ('SELECT c3.region, c1.v, count(*), sum(cf.amount), avg(c1.v) FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c3 ON cf.k3 = c3.k GROUP BY c3.region, c1.v'),
+  ('SELECT c2.grp, count(*), sum(cf.amount) FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c2 ON cf.k2 = c2.k JOIN c3 ON cf.k3 = c3.k GROUP BY c2.grp'),
+  ('SELECT count(*) FROM (SELECT cf.id, c1.v, c3.region FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c3 ON cf.k3 = c3.k LIMIT 7) s'),
+  ('SELECT x, (SELECT count(*) FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c3 ON cf.k3 = c3.k WHERE c3.region = x AND c1.v < x * 5) FROM generate_series(0, 3) x')
+) AS c(q);
+-- not read in batches: a lower join with another join clause filters its pairs
+SELECT pg_temp.same_chained('SELECT cf.id, c1.v, c3.region FROM cf JOIN c1 ON cf.k1 = c1.k AND cf.amount > c1.v JOIN c3 ON cf.k3 = c3.k AND cf.amount < c3.region * 200') AS with_join_filters;
+-- and with gpuhash.chain_batches off
+SET gpuhash.chain_batches = off;
+SELECT pg_temp.same_chained('SELECT cf.id, c1.v, c3.region FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c3 ON cf.k3 = c3.k') AS chain_batches_off;
+RESET gpuhash.chain_batches;
+
+-- parallel: each participant's lower join hands its share's pairs up
+SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2;
+SELECT q, pg_temp.same_chained(q) FROM (VALUES
+  ('SELECT cf.id, cf.note, c1.v, c3.region FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c3 ON cf.k3 = c3.k'),
+  ('SELECT cf.id, c1.v, c2.label, c3.region FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c2 ON cf.k2 = c2.k JOIN c3 ON cf.k3 = c3.k'),
+  ('SELECT count(*), sum(cf.amount), min(c1.v), max(c3.region) FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c3 ON cf.k3 = c3.k'),
+  ('SELECT c3.region, c1.v, count(*), sum(cf.amount), avg(c1.v) FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c3 ON cf.k3 = c3.k GROUP BY c3.region, c1.v'),
+  ('SELECT c2.grp, count(*), sum(cf.amount) FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c2 ON cf.k2 = c2.k JOIN c3 ON cf.k3 = c3.k GROUP BY c2.grp')
+) AS c(q);
+RESET parallel_setup_cost; RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size; RESET max_parallel_workers_per_gather;
