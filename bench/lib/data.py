@@ -14,18 +14,23 @@ import math
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-DATA_VERSION = "gpuhash-bench-data-1"
+DATA_VERSION = "gpuhash-bench-data-2"
 
 # Sizes.  fact/dim: W1-W3.  lk_build/lk_probe: W4 (1 % of probe keys hit).
 # dup_*: W5 (build keys of multiplicity 1..64 plus one hot key of
 # multiplicity dup_hot; one probe row in dup_hot_every carries the hot key).
+# star_*: W8 (a fact table with three dimension keys; dimensions of star_d1,
+# star_d2 and star_d3 rows).
 SCALES = {
     "tiny": dict(dim=20_000, fact=200_000, lk_build=1_000_000, lk_probe=100_000,
-                 dup_keys=10_000, dup_probe=20_000, dup_hot=2_000, dup_hot_every=2_000),
+                 dup_keys=10_000, dup_probe=20_000, dup_hot=2_000, dup_hot_every=2_000,
+                 star_fact=200_000, star_d1=20_000, star_d2=1_000, star_d3=100),
     "small": dict(dim=1_000_000, fact=10_000_000, lk_build=10_000_000, lk_probe=1_000_000,
-                  dup_keys=100_000, dup_probe=300_000, dup_hot=20_000, dup_hot_every=10_000),
+                  dup_keys=100_000, dup_probe=300_000, dup_hot=20_000, dup_hot_every=10_000,
+                  star_fact=10_000_000, star_d1=1_000_000, star_d2=10_000, star_d3=100),
     "full": dict(dim=10_000_000, fact=100_000_000, lk_build=100_000_000, lk_probe=10_000_000,
-                 dup_keys=500_000, dup_probe=1_000_000, dup_hot=100_000, dup_hot_every=20_000),
+                 dup_keys=500_000, dup_probe=1_000_000, dup_hot=100_000, dup_hot_every=20_000,
+                 star_fact=100_000_000, star_d1=1_000_000, star_d2=10_000, star_d3=100),
 }
 
 # Multipliers of the hashing formulas (odd, so i -> i*A mod 2^k is a bijection).
@@ -79,6 +84,24 @@ def tables(p):
                "WHEN j %% 10 = 0 THEN j * %d + 1 ELSE (1 + (j * 7919) %% %d) * %d END, "
                "(j %% 1000)::int4 FROM generate_series({lo}::int8, {hi}) j")
               % (p["dup_hot_every"], K8, p["dup_keys"], K8), p["dup_probe"]),
+        # W8: three dimensions (75 % of star_d1 flagged, 40 % of star_d2 in
+        # regions 0-7) and a fact row naming one row of each, its first key
+        # NULL in one row of 997
+        Table("star_d1", "id int4, grp int4, flag bool", p["star_d1"],
+              "INSERT INTO star_d1 SELECT i::int4, ((i * %d) %% 100)::int4, (i * %d) %% 4 <> 0 "
+              "FROM generate_series({lo}::int8, {hi}) i" % (A, B), p["star_d1"]),
+        Table("star_d2", "id int4, region int4", p["star_d2"],
+              "INSERT INTO star_d2 SELECT i::int4, ((i * %d) %% 20)::int4 "
+              "FROM generate_series({lo}::int8, {hi}) i" % A, p["star_d2"]),
+        Table("star_d3", "id int4, cat int4", p["star_d3"],
+              "INSERT INTO star_d3 SELECT i::int4, (i % 10)::int4 "
+              "FROM generate_series({lo}::int8, {hi}) i", p["star_d3"]),
+        Table("star_fact", "d1 int4, d2 int4, d3 int4, qty int4", p["star_fact"],
+              ("INSERT INTO star_fact SELECT CASE WHEN i %% 997 = 0 THEN NULL "
+               "ELSE (1 + (i * %d) %% %d)::int4 END, (1 + (i * %d / 7) %% %d)::int4, "
+               "(1 + (i * 7919 / 13) %% %d)::int4, ((i * 104729) %% 100)::int4 "
+               "FROM generate_series({lo}::int8, {hi}) i")
+              % (A, p["star_d1"], B, p["star_d2"], p["star_d3"]), p["star_fact"]),
     ]
 
 

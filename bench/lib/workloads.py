@@ -72,6 +72,24 @@ WORKLOADS = [
         "sum(payload) AS s, avg(payload) AS a FROM gpu_hash_join("
         "'SELECT id, payload FROM dim', 'SELECT dim_id, amount FROM fact') "
         "AS j(id int4, payload int4, dim_id int4, amount int4) GROUP BY amount) g"),
+    Workload(
+        "W8_star", "star_fact (100 M at full) joined to three filtered dimensions, "
+        "grouped by two dimension attributes (80 groups)",
+        ("star_fact", "star_d1", "star_d2", "star_d3"),
+        "SELECT count(*), sum(n), sum(q) FROM (SELECT d2.region, d3.cat, count(*) AS n, "
+        "sum(f.qty) AS q FROM star_fact f JOIN star_d1 d1 ON f.d1 = d1.id "
+        "JOIN star_d2 d2 ON f.d2 = d2.id JOIN star_d3 d3 ON f.d3 = d3.id "
+        "WHERE d1.flag AND d2.region < 8 GROUP BY d2.region, d3.cat) g",
+        # three nested gpu_hash_join calls: d1 (a filter only: semi), d2, d3
+        "SELECT count(*), sum(n), sum(q) FROM (SELECT region, cat, count(*) AS n, sum(qty) AS q "
+        "FROM gpu_hash_join($b3$SELECT id, cat FROM star_d3$b3$, "
+        "$p3$SELECT d3, region, qty FROM gpu_hash_join("
+        "$b2$SELECT id, region FROM star_d2 WHERE region < 8$b2$, "
+        "$p2$SELECT d2, d3, qty FROM gpu_hash_join($b1$SELECT id FROM star_d1 WHERE flag$b1$, "
+        "$q1$SELECT d1, d2, d3, qty FROM star_fact$q1$, 'semi') "
+        "AS j1(d1 int4, d2 int4, d3 int4, qty int4)$p2$) "
+        "AS j2(id int4, region int4, d2 int4, d3 int4, qty int4)$p3$) "
+        "AS j3(id int4, cat int4, d3 int4, region int4, qty int4) GROUP BY region, cat) g"),
 ]
 
 
