@@ -300,20 +300,27 @@ plain_heap_scan(PlannerInfo *root, Path *p)
 }
 
 /*
- * An outer side that is an inner GpuHashJoin with no other join clauses:
- * the node reads its pairs in batches (join_exec.c), so its rows are never
- * formed as tuples, and they cost no more than a direct read's.
+ * An outer side that is an inner GpuHashJoin with no other join clauses,
+ * which the node reads as batches of pairs (join_exec.c): its rows are not
+ * formed as tuples, and cost what a direct read's do.  Only where that join
+ * makes no more rows than its own outer side reads, as a lookup of a
+ * dimension by its key does: crediting an expanding join (TPC-H q05's
+ * customer by nation against supplier, billions of pairs) made
+ * intermediate results of that size look free, and the plans were disasters
+ * (bench/NOTES.md section 22).
  */
 static bool
-chained_join(Path *p)
+chained_lookup(Path *p)
 {
+	CustomPath *cp = (CustomPath *) p;
 	List	   *priv;
 	ListCell   *lc;
 
-	if (!gpuhash_is_join_path(p))
+	if (!gpuhash_chain_batches || !gpuhash_is_join_path(p))
 		return false;
-	priv = ((CustomPath *) p)->custom_private;
-	if (intVal(lfourth(priv)) != JOIN_INNER)
+	priv = cp->custom_private;
+	if (intVal(lfourth(priv)) != JOIN_INNER ||
+		p->rows > ((Path *) linitial(cp->custom_paths))->rows)
 		return false;
 	foreach(lc, (List *) list_nth(priv, 5))
 		if (!list_member_ptr(linitial(priv), lfirst(lc)))
@@ -335,7 +342,7 @@ chained_join(Path *p)
 static double
 input_row_cost(PlannerInfo *root, Path *p, bool key_columns, bool outer)
 {
-	if (outer && chained_join(p) && key_columns && gpuhash_chain_batches)
+	if (outer && key_columns && chained_lookup(p))
 		return -cpu_tuple_cost;
 	if (!plain_heap_scan(root, p))
 		return 2.0 * cpu_operator_cost;
