@@ -258,6 +258,39 @@ eval_arg(const GpuAggSpec *a, const Datum *ov, const bool *on, const Datum *iv,
 }
 
 /*
+ * Add one non-NULL argument value v to acc (count, sum, avg, min, max);
+ * the row-at-a-time fold and the grouped one share it.
+ */
+static pg_attribute_always_inline void
+add_value(const GpuAggSpec *a, GpuAggAcc *acc, int64 v)
+{
+	acc->count++;
+	switch (a->kind)
+	{
+		case GA_SUM:
+		case GA_AVG:
+#ifdef HAVE_INT128
+			if (a->argwidth == 8)
+			{
+				acc->wide_sum += v;
+				break;
+			}
+#endif
+			/* PostgreSQL's int8 state wraps (-fwrapv); so does this */
+			acc->sum = (int64) ((uint64) acc->sum + (uint64) v);
+			break;
+		case GA_MIN:
+		case GA_MAX:
+			if (!acc->have || (a->kind == GA_MIN ? v < acc->best : v > acc->best))
+				acc->best = v;
+			break;
+		default:
+			break;
+	}
+	acc->have = true;
+}
+
+/*
  * The accumulators of one joined row's group (outer columns ov/on, inner
  * columns iv/in), or the node's only ones without GROUP BY.
  */
@@ -292,36 +325,8 @@ fold(GpuJoinState *gj, GpuAggAcc *accs, const Datum *ov, const bool *on, const D
 			acc->count++;
 			continue;
 		}
-		if (!eval_arg(a, ov, on, iv, in, &v))
-			continue;
-		switch (a->kind)
-		{
-			case GA_COUNT:
-				acc->count++;
-				break;
-			case GA_SUM:
-			case GA_AVG:
-				acc->count++;
-#ifdef HAVE_INT128
-				if (a->argwidth == 8)
-					acc->wide_sum += v;
-				else
-#endif
-					/* PostgreSQL's int8 state wraps (-fwrapv); so does this */
-					acc->sum = (int64) ((uint64) acc->sum + (uint64) v);
-				break;
-			case GA_MIN:
-				if (!acc->have || v < acc->best)
-					acc->best = v;
-				break;
-			case GA_MAX:
-				if (!acc->have || v > acc->best)
-					acc->best = v;
-				break;
-			default:
-				break;
-		}
-		acc->have = true;
+		if (eval_arg(a, ov, on, iv, in, &v))
+			add_value(a, acc, v);
 	}
 }
 
@@ -583,36 +588,9 @@ accumulate_grouped(GpuJoinState *gj, int i, const uint32 *group, const int64 *v,
 		GpuAggAcc  *acc = (GpuAggAcc *) gpuhash_group_acc(g, group[j]) + i;
 
 		if (a->kind == GA_COUNT_STAR)
-		{
 			acc->count++;
-			continue;
-		}
-		if (vnull[j])
-			continue;
-		acc->count++;
-		switch (a->kind)
-		{
-			case GA_SUM:
-			case GA_AVG:
-#ifdef HAVE_INT128
-				if (a->argwidth == 8)
-				{
-					acc->wide_sum += v[j];
-					break;
-				}
-#endif
-				acc->sum = (int64) ((uint64) acc->sum + (uint64) v[j]);
-				break;
-			case GA_MIN:
-			case GA_MAX:
-				if (!acc->have ||
-					(a->kind == GA_MIN ? v[j] < acc->best : v[j] > acc->best))
-					acc->best = v[j];
-				break;
-			default:
-				break;
-		}
-		acc->have = true;
+		else if (!vnull[j])
+			add_value(a, acc, v[j]);
 	}
 }
 
@@ -659,9 +637,7 @@ fold_rows(GpuJoinState *gj, const uint32 *orows, const uint64 *brows, uint64 n)
 		{
 			const GpuAggSpec *a = &gj->aggs[i];
 
-			if (a->kind == GA_COUNT_STAR)
-				memset(vnull, 0, m);
-			else
+			if (a->kind != GA_COUNT_STAR)
 				arg_values(gj, a, orow, brow, m, v, vnull);
 			if (gj->ngroupkeys > 0)
 				accumulate_grouped(gj, i, group, v, vnull, m);

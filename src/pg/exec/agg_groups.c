@@ -109,24 +109,37 @@ add_group(GpuAggGroups *g, uint64 slot, uint64 h, const int64 *keys, uint8 nullm
 	memset(e, 0, g->entry_size);
 	*(uint64 *) e = h;
 	ek = (int64 *) (e + sizeof(uint64));
-	for (int k = 0; k < g->nkeys; k++)
-		ek[k] = (nullmask & (1 << k)) ? 0 : keys[k];
+	memcpy(ek, keys, g->nkeys * sizeof(int64));
 	*(uint8 *) (ek + g->nkeys) = nullmask;
 	g->slots[slot] = (uint32) g->ngroups + 1;
 	return (uint32) g->ngroups++;
 }
 
-static inline bool
-same_keys(const GpuAggGroups *g, uint32 group, const int64 *keys, uint8 nullmask)
+/*
+ * The group of keys, made if new; a NULL key's value is 0 in keys (its bit
+ * is set in nullmask), so keys compare whole.
+ */
+static uint32
+find_clean(GpuAggGroups *g, const int64 *keys, uint8 nullmask)
 {
-	const int64 *ek = gpuhash_group_keys(g, group);
+	uint64		h;
 
-	if (*(const uint8 *) (ek + g->nkeys) != nullmask)
-		return false;
-	for (int k = 0; k < g->nkeys; k++)
-		if (!(nullmask & (1 << k)) && ek[k] != keys[k])
-			return false;
-	return true;
+	if (g->slots == NULL || g->ngroups * 2 >= g->mask + 1)
+		grow_slots(g);
+	h = hash_keys(g->nkeys, keys, nullmask);
+	for (uint64 s = h & g->mask;; s = (s + 1) & g->mask)
+	{
+		uint32		v = g->slots[s];
+		const int64 *ek;
+
+		if (v == 0)
+			return add_group(g, s, h, keys, nullmask);
+		ek = gpuhash_group_keys(g, v - 1);
+		if (*(uint64 *) gpuhash_group_entry(g, v - 1) == h &&
+			*(const uint8 *) (ek + g->nkeys) == nullmask &&
+			memcmp(ek, keys, g->nkeys * sizeof(int64)) == 0)
+			return v - 1;
+	}
 }
 
 /* The number of the group of keys (NULL where nullmask's bit is set), made if new. */
@@ -134,25 +147,11 @@ uint32
 gpuhash_groups_find(GpuAggGroups *g, const int64 *keys, uint8 nullmask)
 {
 	int64		clean[GPUHASH_AGG_MAX_KEYS];
-	uint64		h;
-	uint64		s;
 
 	/* a NULL key's value is not part of the group */
 	for (int k = 0; k < g->nkeys; k++)
 		clean[k] = (nullmask & (1 << k)) ? 0 : keys[k];
-	if (g->slots == NULL || g->ngroups * 2 >= g->mask + 1)
-		grow_slots(g);
-	h = hash_keys(g->nkeys, clean, nullmask);
-	for (s = h & g->mask;; s = (s + 1) & g->mask)
-	{
-		uint32		v = g->slots[s];
-
-		if (v == 0)
-			return add_group(g, s, h, clean, nullmask);
-		if (*(uint64 *) gpuhash_group_entry(g, v - 1) == h &&
-			same_keys(g, v - 1, clean, nullmask))
-			return v - 1;
-	}
+	return find_clean(g, clean, nullmask);
 }
 
 /*
@@ -168,7 +167,7 @@ gpuhash_groups_find_batch(GpuAggGroups *g, int n, int64 *const *keys, const uint
 	for (int j = 0; j < n; j++)
 	{
 		for (int k = 0; k < g->nkeys; k++)
-			row[k] = keys[k][j];
-		group[j] = gpuhash_groups_find(g, row, nullmask[j]);
+			row[k] = (nullmask[j] & (1 << k)) ? 0 : keys[k][j];
+		group[j] = find_clean(g, row, nullmask[j]);
 	}
 }
