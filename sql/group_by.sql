@@ -17,27 +17,7 @@ SET gpuhash.join_probe_row_cost = 0;
 SET gpuhash.batch_rows = 1024;
 
 \i sql/compare.psql
-
--- was q's aggregation folded into the join (with PostgreSQL's joins off)?
-CREATE FUNCTION pg_temp.folded(q text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE l text; used boolean := false;
-BEGIN
-  PERFORM set_config('enable_hashjoin', 'off', true);
-  PERFORM set_config('enable_mergejoin', 'off', true);
-  PERFORM set_config('enable_nestloop', 'off', true);
-  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    used := used OR l ~ 'GpuHashAggregate';
-  END LOOP;
-  PERFORM set_config('enable_hashjoin', 'on', true);
-  PERFORM set_config('enable_mergejoin', 'on', true);
-  PERFORM set_config('enable_nestloop', 'on', true);
-  RETURN used;
-END $$;
-
-CREATE FUNCTION pg_temp.same_folded(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  RETURN CASE WHEN pg_temp.folded(q) THEN '' ELSE 'not folded: ' END || pg_temp.same(q);
-END $$;
+\i sql/compare_fold.psql
 
 -- the error q raises (or 'no error') with the node forced on, and without it
 CREATE FUNCTION pg_temp.same_error(q text) RETURNS text LANGUAGE plpgsql AS $$

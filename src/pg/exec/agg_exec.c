@@ -26,23 +26,11 @@
 #include "utils/numeric.h"
 #include "utils/ruleutils.h"
 
+#include "agg_acc.h"
 #include "agg_groups.h"
+#include "numeric_fixed.h"
 #include "join_agg.h"
 #include "join_state.h"
-
-typedef struct GpuAggAcc
-{
-	int64		count;			/* rows, or non-NULL arguments */
-	int64		sum;			/* of int2/int4 arguments, as PostgreSQL's int8 state */
-#ifdef HAVE_INT128
-	int128		wide_sum;		/* of int8 arguments */
-#endif
-	int64		best;			/* min or max */
-	bool		have;			/* a non-NULL argument was seen */
-} GpuAggAcc;
-
-StaticAssertDecl(sizeof(GpuAggAcc) <= GPUHASH_AGG_ACC_BYTES,
-				 "the planner's estimate of a group's size is too small");
 
 /* rows folded per pass, their buffers on the stack */
 #define FOLD_CHUNK 2048
@@ -65,7 +53,11 @@ agg_setup(GpuJoinState *gj, List *specs, List *keys)
 	{
 		gj->groups = palloc0(sizeof(GpuAggGroups));
 		gj->group_key_buf = palloc(gj->ngroupkeys * FOLD_CHUNK * sizeof(int64));
+		gj->dicts = palloc0(gj->ngroupkeys * sizeof(GpuAggDict));
+		gj->inner_key_numbers = palloc0(gj->ngroupkeys * sizeof(int64 *));
 	}
+	gj->agg_tmp_cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuHashAggregate numeric",
+											ALLOCSET_SMALL_SIZES);
 
 	gj->naggs = list_length(specs);
 	gj->aggs = palloc0(gj->naggs * sizeof(GpuAggSpec));
@@ -79,18 +71,22 @@ agg_setup(GpuJoinState *gj, List *specs, List *keys)
 		a->restype = intVal(lsecond(l));
 		a->argwidth = intVal(lthird(l));
 		a->partial = intVal(lfourth(l)) != 0;
-		a->ninstr = (list_length(l) - 4) / 4;
+		a->ninstr = (list_length(l) - 4) / 5;
 		a->prog = palloc0(Max(a->ninstr, 1) * sizeof(GpuAggInstr));
 		for (int k = 0; k < a->ninstr; k++)
 		{
 			GpuAggInstr *in = &a->prog[k];
 
-			in->op = intVal(list_nth(l, 4 + 4 * k));
-			in->width = intVal(list_nth(l, 5 + 4 * k));
-			in->col = intVal(list_nth(l, 6 + 4 * k));
-			in->value = pg_strtoint64(strVal(list_nth(l, 7 + 4 * k)));
+			in->op = intVal(list_nth(l, 4 + 5 * k));
+			in->width = intVal(list_nth(l, 5 + 5 * k));
+			in->col = intVal(list_nth(l, 6 + 5 * k));
+			in->value = pg_strtoint64(strVal(list_nth(l, 7 + 5 * k)));
+			in->scale = intVal(list_nth(l, 8 + 5 * k));
 		}
+		a->scale = a->ninstr > 0 ? a->prog[a->ninstr - 1].scale : 0;
 		a->shape = GS_PROGRAM;
+		if (a->argwidth == GPUHASH_NUMERIC)
+			continue;
 		if (a->ninstr == 1 && a->prog[0].op != GO_CONST)
 			a->shape = GS_COLUMN;
 		else if (a->ninstr == 3 && a->prog[0].op != GO_CONST && a->prog[1].op != GO_CONST &&
@@ -99,17 +95,46 @@ agg_setup(GpuJoinState *gj, List *specs, List *keys)
 	}
 }
 
+/* The text keys' numbers start again (their memory is the groups'). */
+static void
+reset_text_keys(GpuJoinState *gj)
+{
+	for (int k = 0; k < gj->ngroupkeys; k++)
+	{
+		gpuhash_dict_init(&gj->dicts[k], gj->groups->cxt,
+						  gj->group_keys[k].width == GPUHASH_BPCHAR_KEY);
+		gj->inner_key_numbers[k] = NULL;
+	}
+}
+
+static inline bool
+text_key(const GpuAggInstr *key)
+{
+	return key->width == GPUHASH_TEXT_KEY || key->width == GPUHASH_BPCHAR_KEY;
+}
+
+/* where a group's accumulators live, and a numeric sum beside them */
+static inline MemoryContext
+acc_context(GpuJoinState *gj)
+{
+	return gj->ngroupkeys > 0 ? gj->groups->cxt : gj->css.ss.ps.state->es_query_cxt;
+}
+
 static void
 rescan_gpu_agg(CustomScanState *node)
 {
 	GpuJoinState *gj = (GpuJoinState *) node;
 
 	gpuhash_join_rescan(node);
+	for (int i = 0; i < gj->naggs; i++)
+		if (gj->acc[i].spill != (Datum) 0)
+			pfree(DatumGetPointer(gj->acc[i].spill));
 	memset(gj->acc, 0, gj->naggs * sizeof(GpuAggAcc));
 	if (gj->groups && gj->groups->cxt)
 	{
 		MemoryContextReset(gj->groups->cxt);
 		gpuhash_groups_reset(gj->groups);
+		reset_text_keys(gj);
 	}
 	gj->agg_folded = false;
 	gj->agg_next = 0;
@@ -304,8 +329,21 @@ row_accumulators(GpuJoinState *gj, const Datum *ov, const bool *on, const Datum 
 	if (gj->ngroupkeys == 0)
 		return gj->acc;
 	for (int k = 0; k < gj->ngroupkeys; k++)
-		if (!column_value(&gj->group_keys[k], ov, on, iv, in, &keys[k]))
+	{
+		const GpuAggInstr *key = &gj->group_keys[k];
+
+		if (!text_key(key))
+		{
+			if (!column_value(key, ov, on, iv, in, &keys[k]))
+				nulls |= 1 << k;
+		}
+		else if ((key->op == GO_OUTER ? on : in)[key->col])
 			nulls |= 1 << k;
+		else
+			keys[k] = gpuhash_dict_number(&gj->dicts[k], PointerGetDatum(
+					(key->op == GO_OUTER ? gj->outer.arena : gj->inner.arena) +
+					(key->op == GO_OUTER ? ov : iv)[key->col]));
+	}
 	return gpuhash_group_acc(gj->groups, gpuhash_groups_find(gj->groups, keys, nulls));
 }
 
@@ -325,6 +363,15 @@ fold(GpuJoinState *gj, GpuAggAcc *accs, const Datum *ov, const bool *on, const D
 			acc->count++;
 			continue;
 		}
+#ifdef HAVE_INT128
+		if (a->argwidth == GPUHASH_NUMERIC)
+		{
+			GpuAggRow	row = {ov, on, gj->outer.arena, iv, in, gj->inner.arena};
+
+			gpuhash_fixed_fold(a, acc, &row, acc_context(gj), gj->agg_tmp_cxt);
+			continue;
+		}
+#endif
 		if (eval_arg(a, ov, on, iv, in, &v))
 			add_value(a, acc, v);
 	}
@@ -594,6 +641,52 @@ accumulate_grouped(GpuJoinState *gj, int i, const uint32 *group, const int64 *v,
 	}
 }
 
+/*
+ * The numbers of text key k's values on n joined rows (agg_groups.h), and
+ * whether each is NULL.  A build row's number is kept once found: the
+ * inner side is read once, its rows joined many times.
+ */
+static void
+gather_text_key(GpuJoinState *gj, int k, const uint32 *orows, const uint64 *brows, int n,
+				int64 *v, bool *isnull)
+{
+	const GpuAggInstr *key = &gj->group_keys[k];
+	GpuAggDict *d = &gj->dicts[k];
+	const GpuhashStore *st = key->op == GO_OUTER ? &gj->outer : &gj->inner;
+	int64	   *known = NULL;
+
+	if (key->op == GO_INNER)
+	{
+		/* by-reference inner columns keep the build rows (set_inline_ok) */
+		Assert(!gj->inner_in_table);
+		if (gj->inner_key_numbers[k] == NULL)
+		{
+			gj->inner_key_numbers[k] =
+				MemoryContextAllocHuge(gj->groups->cxt, Max(st->nrows, 1) * sizeof(int64));
+			memset(gj->inner_key_numbers[k], 0xFF, st->nrows * sizeof(int64));
+		}
+		known = gj->inner_key_numbers[k];
+	}
+	for (int j = 0; j < n; j++)
+	{
+		uint64		r = known ? brows[j] : orows[j];
+		const Datum *row = store_row(st, r);
+
+		isnull[j] = ((const bool *) (row + st->ncols))[key->col];
+		v[j] = 0;
+		if (isnull[j])
+			continue;
+		if (known && known[r] >= 0)
+		{
+			v[j] = known[r];
+			continue;
+		}
+		v[j] = gpuhash_dict_number(d, PointerGetDatum(st->arena + row[key->col]));
+		if (known)
+			known[r] = v[j];
+	}
+}
+
 /* The groups of m joined rows, their keys gathered a column at a time. */
 static void
 find_groups(GpuJoinState *gj, const uint32 *orow, const uint64 *brow, int m, uint32 *group)
@@ -606,11 +699,45 @@ find_groups(GpuJoinState *gj, const uint32 *orow, const uint64 *brow, int m, uin
 	for (int k = 0; k < gj->ngroupkeys; k++)
 	{
 		keys[k] = gj->group_key_buf + k * FOLD_CHUNK;
-		gather_column(gj, &gj->group_keys[k], orow, brow, m, keys[k], isnull);
+		if (text_key(&gj->group_keys[k]))
+			gather_text_key(gj, k, orow, brow, m, keys[k], isnull);
+		else
+			gather_column(gj, &gj->group_keys[k], orow, brow, m, keys[k], isnull);
 		for (int j = 0; j < m; j++)
 			nulls[j] |= isnull[j] << k;
 	}
 	gpuhash_groups_find_batch(gj->groups, m, keys, nulls, group);
+}
+
+/*
+ * Fold the numeric argument of aggregate i on m joined rows into row j's
+ * group (group[j]), or the node's one accumulator without GROUP BY.
+ */
+static void
+fold_fixed_rows(GpuJoinState *gj, int i, const uint32 *orow, const uint64 *brow, int m,
+				const uint32 *group)
+{
+#ifdef HAVE_INT128
+	const GpuAggSpec *a = &gj->aggs[i];
+	const GpuhashStore *os = &gj->outer;
+	MemoryContext cxt = acc_context(gj);
+
+	for (int j = 0; j < m; j++)
+	{
+		const Datum *ov = store_row(os, orow[j]);
+		Datum		iv[GJ_INLINE_MAX_COLS];
+		bool		in[GJ_INLINE_MAX_COLS];
+		GpuAggRow	row = {ov, (const bool *) (ov + os->ncols), os->arena,
+		NULL, NULL, gj->inner.arena};
+		GpuAggAcc  *acc = group ? (GpuAggAcc *) gpuhash_group_acc(gj->groups, group[j]) + i :
+			&gj->acc[i];
+
+		inner_columns(gj, orow[j], brow ? brow[j] : 0, iv, in, &row.iv, &row.in);
+		gpuhash_fixed_fold(a, acc, &row, cxt, gj->agg_tmp_cxt);
+	}
+#else
+	elog(ERROR, "gpuhash: numeric aggregates need 128-bit integers");
+#endif
 }
 
 /*
@@ -637,6 +764,11 @@ fold_rows(GpuJoinState *gj, const uint32 *orows, const uint64 *brows, uint64 n)
 		{
 			const GpuAggSpec *a = &gj->aggs[i];
 
+			if (a->argwidth == GPUHASH_NUMERIC)
+			{
+				fold_fixed_rows(gj, i, orow, brow, m, gj->ngroupkeys > 0 ? group : NULL);
+				continue;
+			}
 			if (a->kind != GA_COUNT_STAR)
 				arg_values(gj, a, orow, brow, m, v, vnull);
 			if (gj->ngroupkeys > 0)
@@ -731,35 +863,12 @@ fold_batch(GpuJoinState *gj)
 	fold_rows(gj, rows, NULL, n);
 }
 
-#ifdef HAVE_INT128
-static Datum
-int128_numeric(int128 v)
-{
-	char		buf[64];
-	char	   *p = buf + sizeof(buf) - 1;
-	bool		neg = v < 0;
-	uint128		u = neg ? -(uint128) v : (uint128) v;
-
-	if (v >= PG_INT64_MIN && v <= PG_INT64_MAX)
-		return NumericGetDatum(int64_to_numeric((int64) v));
-	*p = '\0';
-	do
-	{
-		*--p = '0' + (int) (u % 10);
-		u /= 10;
-	} while (u != 0);
-	if (neg)
-		*--p = '-';
-	return DirectFunctionCall3(numeric_in, CStringGetDatum(p), ObjectIdGetDatum(InvalidOid),
-							   Int32GetDatum(-1));
-}
-#endif
 
 #ifdef HAVE_INT128
 static Datum
 sum_numeric(const GpuAggSpec *a, const GpuAggAcc *acc)
 {
-	return a->argwidth == 8 ? int128_numeric(acc->wide_sum) :
+	return a->argwidth == 8 ? gpuhash_fixed_numeric(acc->wide_sum, 0) :
 		NumericGetDatum(int64_to_numeric(acc->sum));
 }
 #else
@@ -780,6 +889,12 @@ static Datum
 agg_value(const GpuAggSpec *a, const GpuAggAcc *acc, bool *isnull)
 {
 	*isnull = false;
+#ifdef HAVE_INT128
+	if (a->argwidth == GPUHASH_NUMERIC && a->kind != GA_COUNT)
+		return gpuhash_fixed_value(a, acc, isnull);
+	if ((a->kind == GA_SUM || a->kind == GA_AVG) && a->argwidth == 8 && a->partial)
+		return gpuhash_int8_sum_state(acc->count, acc->wide_sum);
+#endif
 	switch (a->kind)
 	{
 		case GA_COUNT_STAR:
@@ -829,11 +944,14 @@ fold_join(GpuJoinState *gj)
 	double		probe_ms;
 
 	if (gj->ngroupkeys > 0 && gj->groups->cxt == NULL)
+	{
 		gpuhash_groups_init(gj->groups,
 							AllocSetContextCreate(gj->css.ss.ps.state->es_query_cxt,
 												  "GpuHashAggregate groups",
 												  ALLOCSET_DEFAULT_SIZES),
 							gj->ngroupkeys, gj->naggs * sizeof(GpuAggAcc));
+		reset_text_keys(gj);
+	}
 	gpuhash_join_ensure_built(gj);
 	while (!gj->outer_done)
 	{
@@ -883,7 +1001,11 @@ next_row(GpuJoinState *gj)
 			int			c = key->op == GO_OUTER ? key->col : gj->n_outer + key->col;
 
 			slot->tts_isnull[c] = (nulls & (1 << k)) != 0;
-			slot->tts_values[c] = key_datum(keys[k], key->width);
+			if (text_key(key))
+				slot->tts_values[c] = slot->tts_isnull[c] ? (Datum) 0 :
+					gpuhash_dict_value(&gj->dicts[k], (uint32) keys[k]);
+			else
+				slot->tts_values[c] = key_datum(keys[k], key->width);
 		}
 		accs = gpuhash_group_acc(gj->groups, g);
 	}

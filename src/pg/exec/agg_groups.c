@@ -9,6 +9,7 @@
  */
 #include "postgres.h"
 
+#include "common/hashfn.h"
 #include "utils/memutils.h"
 
 #include "agg_groups.h"
@@ -170,4 +171,107 @@ gpuhash_groups_find_batch(GpuAggGroups *g, int n, int64 *const *keys, const uint
 			row[k] = (nullmask[j] & (1 << k)) ? 0 : keys[k][j];
 		group[j] = find_clean(g, row, nullmask[j]);
 	}
+}
+
+void
+gpuhash_dict_init(GpuAggDict *d, MemoryContext cxt, bool bpchar)
+{
+	memset(d, 0, sizeof(*d));
+	d->cxt = cxt;
+	d->bpchar = bpchar;
+}
+
+/* the bytes that decide equality: all of them, or bpchar's less trailing spaces */
+static inline int
+compared_length(const GpuAggDict *d, const char *p, int len)
+{
+	if (d->bpchar)
+		while (len > 0 && p[len - 1] == ' ')
+			len--;
+	return len;
+}
+
+static void
+grow_dict(GpuAggDict *d)
+{
+	uint64		nslots = d->slots ? (d->mask + 1) * 2 : GROUPS_FIRST_SLOTS;
+	uint32	   *slots;
+
+	if (nslots > ((uint64) 1 << 32))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many distinct group key values for a GpuHashAggregate"),
+				 errhint("Set gpuhash.enable_aggregate to off for this query.")));
+	slots = MemoryContextAllocHuge(d->cxt, nslots * sizeof(uint32));
+	memset(slots, 0, nslots * sizeof(uint32));
+	for (uint32 i = 0; i < d->nvalues; i++)
+	{
+		uint64		s = d->hashes[i] & (nslots - 1);
+
+		while (slots[s] != 0)
+			s = (s + 1) & (nslots - 1);
+		slots[s] = i + 1;
+	}
+	if (d->slots)
+		pfree(d->slots);
+	d->slots = slots;
+	d->mask = nslots - 1;
+	/* the values' arrays hold as many as half the slots */
+	d->cap = (uint32) (nslots / 2);
+	d->values = d->values ? repalloc_huge(d->values, d->cap * sizeof(Datum)) :
+		MemoryContextAllocHuge(d->cxt, d->cap * sizeof(Datum));
+	d->hashes = d->hashes ? repalloc_huge(d->hashes, d->cap * sizeof(uint64)) :
+		MemoryContextAllocHuge(d->cxt, d->cap * sizeof(uint64));
+}
+
+/* The number of a text value (any varlena form), given one if it is new. */
+uint32
+gpuhash_dict_number(GpuAggDict *d, Datum value)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(value);
+	struct varlena *flat = v;
+	const char *p;
+	int			len;
+	uint64		h;
+	uint32		found = 0;
+
+	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
+		flat = pg_detoast_datum_packed(v);
+	p = VARDATA_ANY(flat);
+	len = compared_length(d, p, VARSIZE_ANY_EXHDR(flat));
+	h = hash_bytes_extended((const unsigned char *) p, len, 0);
+	if (d->slots == NULL || d->nvalues >= d->cap)
+		grow_dict(d);
+	for (uint64 s = h & d->mask;; s = (s + 1) & d->mask)
+	{
+		uint32		n = d->slots[s];
+		struct varlena *e;
+
+		if (n == 0)
+		{
+			MemoryContext old = MemoryContextSwitchTo(d->cxt);
+
+			/* kept whole, with a 4-byte header, for the rows the node emits */
+			e = (struct varlena *) palloc(VARHDRSZ + VARSIZE_ANY_EXHDR(flat));
+			SET_VARSIZE(e, VARHDRSZ + VARSIZE_ANY_EXHDR(flat));
+			memcpy(VARDATA(e), p, VARSIZE_ANY_EXHDR(flat));
+			MemoryContextSwitchTo(old);
+			d->values[d->nvalues] = PointerGetDatum(e);
+			d->hashes[d->nvalues] = h;
+			d->slots[s] = ++d->nvalues;
+			found = d->nvalues;
+			break;
+		}
+		e = (struct varlena *) DatumGetPointer(d->values[n - 1]);
+		if (d->hashes[n - 1] == h &&
+			compared_length(d, VARDATA(e), VARSIZE(e) - VARHDRSZ) == len &&
+			memcmp(VARDATA(e), p, len) == 0)
+		{
+			found = n;
+			break;
+		}
+	}
+	if (flat != v)
+		pfree(flat);
+	return found - 1;
 }

@@ -34,6 +34,34 @@ extern uint32 gpuhash_groups_find(GpuAggGroups *g, const int64 *keys, uint8 null
 extern void gpuhash_groups_find_batch(GpuAggGroups *g, int n, int64 *const *keys,
 									  const uint8 *nullmask, uint32 *group);
 
+/*
+ * Text group keys (text, varchar, bpchar under a deterministic collation)
+ * become numbers: each distinct value gets the next, and the group table
+ * compares those.  bpchar's values are equal whatever their trailing
+ * spaces, as bpchareq says; a value keeps the form first seen, as a
+ * PostgreSQL hash aggregate emits the first row of each group.
+ */
+typedef struct GpuAggDict
+{
+	MemoryContext cxt;
+	bool		bpchar;			/* trailing spaces do not count */
+	Datum	   *values;			/* by number: a copy of the first form seen */
+	uint64	   *hashes;
+	uint32		nvalues;
+	uint32		cap;
+	uint32	   *slots;			/* number + 1, or 0 when free */
+	uint64		mask;
+} GpuAggDict;
+
+extern void gpuhash_dict_init(GpuAggDict *d, MemoryContext cxt, bool bpchar);
+extern uint32 gpuhash_dict_number(GpuAggDict *d, Datum value);
+
+static inline Datum
+gpuhash_dict_value(const GpuAggDict *d, uint32 number)
+{
+	return d->values[number];
+}
+
 /* memory one group takes, for the planner's estimate */
 extern Size gpuhash_groups_entry_bytes(int nkeys, Size acc_bytes);
 

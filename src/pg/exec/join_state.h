@@ -163,6 +163,9 @@ typedef struct GpuJoinState
 	struct GpuAggInstr *group_keys;
 	struct GpuAggGroups *groups;
 	int64	   *group_key_buf;	/* each key's values over a chunk of rows */
+	struct GpuAggDict *dicts;	/* per key: text values' numbers (agg_groups.h) */
+	int64	  **inner_key_numbers;	/* per text key of the inner side: by build row, or -1 */
+	MemoryContext agg_tmp_cxt;	/* a numeric value computed the slow way */
 	bool		agg_folded;		/* the join is folded; rows are emitted */
 	uint64		agg_next;		/* the next group to emit */
 

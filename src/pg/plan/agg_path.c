@@ -29,6 +29,7 @@
 
 #include "join_agg.h"
 #include "join_node.h"
+#include "numeric_fixed.h"
 
 bool		gpuhash_enable_aggregate = true;
 
@@ -126,11 +127,13 @@ typedef struct Compile
 } Compile;
 
 static void
-emit(Compile *c, int op, int width, int col, int64 value, int push)
+emit(Compile *c, int op, int width, int col, int64 value, int scale, int push)
 {
-	c->prog = lappend(lappend(lappend(lappend(c->prog, makeInteger(op)), makeInteger(width)),
-							  makeInteger(col)),
-					  makeString(psprintf(INT64_FORMAT, value)));
+	c->prog = lappend(lappend(lappend(lappend(lappend(c->prog, makeInteger(op)),
+											  makeInteger(width)),
+									  makeInteger(col)),
+							  makeString(psprintf(INT64_FORMAT, value))),
+					  makeInteger(scale));
 	c->depth += push;
 	c->max_depth = Max(c->max_depth, c->depth);
 }
@@ -146,6 +149,33 @@ column_of(List *tlist, Var *v)
 	return -1;
 }
 
+/* A column of either child, found in its target list. */
+static bool
+compile_column(Var *v, Compile *c, int width, int scale)
+{
+	int			col;
+
+	if (v->varlevelsup != 0)
+		return false;
+	if ((col = column_of(c->outer_tlist, v)) >= 0)
+		emit(c, GO_OUTER, width, col, 0, scale, 1);
+	else if ((col = column_of(c->inner_tlist, v)) >= 0)
+		emit(c, GO_INNER, width, col, 0, scale, 1);
+	else
+		return false;
+	return true;
+}
+
+static bool
+compile_int_const(Const *k, Compile *c, int width)
+{
+	if (k->constisnull)
+		return false;
+	emit(c, GO_CONST, width, 0, width == 2 ? DatumGetInt16(k->constvalue) :
+		 width == 4 ? DatumGetInt32(k->constvalue) : DatumGetInt64(k->constvalue), 0, 1);
+	return true;
+}
+
 static bool
 compile_expr(Expr *e, Compile *c)
 {
@@ -158,30 +188,9 @@ compile_expr(Expr *e, Compile *c)
 	if (width == 0)
 		return false;
 	if (IsA(e, Var))
-	{
-		Var		   *v = (Var *) e;
-		int			col;
-
-		if (v->varlevelsup != 0)
-			return false;
-		if ((col = column_of(c->outer_tlist, v)) >= 0)
-			emit(c, GO_OUTER, width, col, 0, 1);
-		else if ((col = column_of(c->inner_tlist, v)) >= 0)
-			emit(c, GO_INNER, width, col, 0, 1);
-		else
-			return false;
-		return true;
-	}
+		return compile_column((Var *) e, c, width, 0);
 	if (IsA(e, Const))
-	{
-		Const	   *k = (Const *) e;
-
-		if (k->constisnull)
-			return false;
-		emit(c, GO_CONST, width, 0, width == 2 ? DatumGetInt16(k->constvalue) :
-			 width == 4 ? DatumGetInt32(k->constvalue) : DatumGetInt64(k->constvalue), 1);
-		return true;
-	}
+		return compile_int_const((Const *) e, c, width);
 	if (IsA(e, OpExpr))
 	{
 		fn = get_opcode(((OpExpr *) e)->opno);
@@ -199,7 +208,110 @@ compile_expr(Expr *e, Compile *c)
 	foreach(lc, args)
 		if (!compile_expr(lfirst(lc), c))
 			return false;
-	emit(c, op, width, 0, 0, op == GO_NEG || op == GO_CAST ? 0 : -1);
+	emit(c, op, width, 0, 0, 0, op == GO_NEG || op == GO_CAST ? 0 : -1);
+	return true;
+}
+
+/* numeric(p, s)'s scale s, or -1 without one (or a negative one) */
+static int
+typmod_scale(int32 typmod)
+{
+	int			scale;
+
+	if (typmod < (int32) VARHDRSZ)
+		return -1;
+	/* the low 11 bits hold the scale, signed */
+	scale = ((((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024);
+	return scale;
+}
+
+/*
+ * A numeric argument (join_agg.h): + - * and unary minus over numeric
+ * columns of a declared scale, numeric constants, and integer columns and
+ * constants cast to numeric.  *scale is the result's display scale, as
+ * PostgreSQL's operators give it.
+ */
+static bool
+compile_numeric(Expr *e, Compile *c, int *scale)
+{
+	List	   *args;
+	Oid			fn;
+	int			op;
+	int			s1,
+				s2;
+
+	if (exprType((Node *) e) != NUMERICOID)
+		return false;
+	if (IsA(e, Var))
+	{
+		*scale = typmod_scale(exprTypmod((Node *) e));
+		return *scale >= 0 && *scale <= GPUHASH_FIXED_MAX_SCALE &&
+			compile_column((Var *) e, c, GPUHASH_NUMERIC, *scale);
+	}
+	if (IsA(e, Const))
+	{
+		Const	   *k = (Const *) e;
+		int64		v;
+
+		if (k->constisnull || !gpuhash_numeric_small(k->constvalue, &v, scale))
+			return false;
+		emit(c, GO_CONST, GPUHASH_NUMERIC, 0, v, *scale, 1);
+		return true;
+	}
+	if (IsA(e, OpExpr))
+	{
+		fn = get_opcode(((OpExpr *) e)->opno);
+		args = ((OpExpr *) e)->args;
+	}
+	else if (IsA(e, FuncExpr) && !((FuncExpr *) e)->funcretset)
+	{
+		fn = ((FuncExpr *) e)->funcid;
+		args = ((FuncExpr *) e)->args;
+	}
+	else
+		return false;
+	switch (fn)
+	{
+		case F_NUMERIC_INT2:
+		case F_NUMERIC_INT4:
+		case F_NUMERIC_INT8:
+			{
+				/* an integer column or constant, as a numeric of scale 0 */
+				Expr	   *arg = linitial(args);
+				int			width = int_width(exprType((Node *) arg));
+
+				*scale = 0;
+				if (width == 0)
+					return false;
+				if (IsA(arg, Var))
+					return compile_column((Var *) arg, c, width, 0);
+				if (IsA(arg, Const))
+					return compile_int_const((Const *) arg, c, width);
+				return false;
+			}
+		case F_NUMERIC_UMINUS:
+			if (!compile_numeric(linitial(args), c, scale))
+				return false;
+			emit(c, GO_NEG, GPUHASH_NUMERIC, 0, 0, *scale, 0);
+			return true;
+		case F_NUMERIC_ADD:
+			op = GO_ADD;
+			break;
+		case F_NUMERIC_SUB:
+			op = GO_SUB;
+			break;
+		case F_NUMERIC_MUL:
+			op = GO_MUL;
+			break;
+		default:
+			return false;
+	}
+	if (!compile_numeric(linitial(args), c, &s1) || !compile_numeric(lsecond(args), c, &s2))
+		return false;
+	*scale = op == GO_MUL ? s1 + s2 : Max(s1, s2);
+	if (*scale > GPUHASH_FIXED_MAX_SCALE)
+		return false;
+	emit(c, op, GPUHASH_NUMERIC, 0, 0, *scale, -1);
 	return true;
 }
 
@@ -215,7 +327,9 @@ compile_aggref(Aggref *a, List *outer_tlist, List *inner_tlist)
 	bool		partial = DO_AGGSPLIT_SKIPFINAL(a->aggsplit);
 	GpuAggKind	kind;
 	Oid			restype = exprType((Node *) a);
+	Oid			want;
 	int			argwidth = 0;
+	bool		numeric = false;
 	List	   *spec;
 
 	if (a->aggorder != NIL || a->aggdistinct != NIL || a->aggfilter != NULL ||
@@ -235,9 +349,15 @@ compile_aggref(Aggref *a, List *outer_tlist, List *inner_tlist)
 			kind = GA_SUM;
 			break;
 		case F_SUM_INT8:
-			if (partial)
-				return NIL;
 			kind = GA_SUM;
+			break;
+		case F_SUM_NUMERIC:
+			kind = GA_SUM;
+			numeric = true;
+			break;
+		case F_AVG_NUMERIC:
+			kind = GA_AVG;
+			numeric = true;
 			break;
 		case F_MIN_INT2:
 		case F_MIN_INT4:
@@ -254,9 +374,6 @@ compile_aggref(Aggref *a, List *outer_tlist, List *inner_tlist)
 			kind = GA_AVG;
 			break;
 		case F_AVG_INT8:
-			/* its partial state is an internal type, as sum(int8)'s */
-			if (partial)
-				return NIL;
 			kind = GA_AVG;
 			break;
 		default:
@@ -274,19 +391,51 @@ compile_aggref(Aggref *a, List *outer_tlist, List *inner_tlist)
 		if (list_length(a->args) != 1)
 			return NIL;
 		arg = linitial_node(TargetEntry, a->args)->expr;
-		argwidth = int_width(exprType((Node *) arg));
-		if (!compile_expr(arg, &c) || c.max_depth > GPUHASH_AGG_MAX_DEPTH)
+		if (numeric)
+		{
+			int			scale;
+
+			argwidth = GPUHASH_NUMERIC;
+			if (!compile_numeric(arg, &c, &scale))
+				return NIL;
+		}
+		else if (kind == GA_COUNT && IsA(arg, Var) && int_width(exprType((Node *) arg)) == 0)
+		{
+			/* count(column) of another type: only whether it is NULL is read */
+			argwidth = 8;
+			if (!compile_column((Var *) arg, &c, argwidth, 0))
+				return NIL;
+		}
+		else
+		{
+			argwidth = int_width(exprType((Node *) arg));
+			if (!compile_expr(arg, &c))
+				return NIL;
+		}
+		if (c.max_depth > GPUHASH_AGG_MAX_DEPTH)
 			return NIL;
 	}
 #ifndef HAVE_INT128
-	/* an exact sum of int8 values needs 128 bits */
-	if ((kind == GA_SUM || kind == GA_AVG) && argwidth == 8)
+	/* exact sums of int8 and numeric values need 128 bits */
+	if ((kind == GA_SUM || kind == GA_AVG) && (argwidth == 8 || numeric))
 		return NIL;
 #endif
-	/* what PostgreSQL's state and result types are, as the node emits them */
-	if (restype != ((kind == GA_MIN || kind == GA_MAX) ? exprType((Node *) linitial_node(TargetEntry, a->args)->expr) :
-					kind == GA_AVG ? (partial ? INT8ARRAYOID : NUMERICOID) :
-					(kind == GA_SUM && argwidth == 8) ? NUMERICOID : INT8OID))
+	/*
+	 * What PostgreSQL's state and result types are, as the node emits them:
+	 * sums and averages of int8 and numeric keep an internal state, which a
+	 * partial aggregate passes on serialized.
+	 */
+	if (kind == GA_MIN || kind == GA_MAX)
+		want = exprType((Node *) linitial_node(TargetEntry, a->args)->expr);
+	else if (kind == GA_COUNT || kind == GA_COUNT_STAR)
+		want = INT8OID;
+	else if (numeric || argwidth == 8)
+		want = partial ? BYTEAOID : NUMERICOID;
+	else if (kind == GA_AVG)
+		want = partial ? INT8ARRAYOID : NUMERICOID;
+	else
+		want = INT8OID;
+	if (restype != want)
 		return NIL;
 	spec = list_make4(makeInteger(kind), makeInteger(restype), makeInteger(argwidth),
 					  makeInteger(partial));
@@ -317,12 +466,22 @@ target_aggrefs(List *exprs, List *group_exprs)
 	return aggs;
 }
 
-/* The types a group key may have: by value, and equal when their bits are. */
+/*
+ * The types a group key may have: by value and equal when their bits are,
+ * or text whose equality is its bytes' (a deterministic collation), with
+ * bpchar's trailing spaces left out.
+ */
 static int
-group_key_width(Oid type)
+group_key_width(Oid type, Oid collation)
 {
 	switch (type)
 	{
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+			if (!OidIsValid(collation) || !get_collation_isdeterministic(collation))
+				return 0;
+			return type == BPCHAROID ? GPUHASH_BPCHAR_KEY : GPUHASH_TEXT_KEY;
 		case BOOLOID:
 			return 1;
 		case INT2OID:
@@ -353,7 +512,7 @@ gpuhash_agg_plan_group_keys(List *group_exprs, List *outer_tlist, List *inner_tl
 	foreach(lc, group_exprs)
 	{
 		Var		   *v = lfirst(lc);
-		int			width = group_key_width(exprType((Node *) v));
+		int			width = group_key_width(exprType((Node *) v), exprCollation((Node *) v));
 		int			op = GO_OUTER;
 		int			col;
 

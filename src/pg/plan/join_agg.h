@@ -30,7 +30,7 @@
 #define GPUHASH_AGG_MAX_KEYS 8
 
 /* bytes of one aggregate's accumulator at most (agg_exec.c), for estimates */
-#define GPUHASH_AGG_ACC_BYTES 48
+#define GPUHASH_AGG_ACC_BYTES 64
 
 typedef enum GpuAggKind
 {
@@ -54,14 +54,24 @@ typedef enum GpuAggOp
 	GO_CAST						/* check the top fits width */
 } GpuAggOp;
 
-/* One instruction; width is the byte width of its result's type (2, 4, 8). */
+/*
+ * One instruction; width is the byte width of its result's type (2, 4, 8),
+ * or GPUHASH_NUMERIC for a numeric; scale is a numeric result's display
+ * scale (its value is an integer count of 10^-scale), else 0.
+ */
 typedef struct GpuAggInstr
 {
 	int			op;
 	int			width;
 	int			col;
 	int64		value;
+	int			scale;
 } GpuAggInstr;
+
+/* the width of a numeric value, and of text, varchar and bpchar group keys */
+#define GPUHASH_NUMERIC (-1)
+#define GPUHASH_TEXT_KEY (-2)
+#define GPUHASH_BPCHAR_KEY (-3)
 
 /* Arguments of the commonest shapes skip the interpreter (agg_exec.c). */
 typedef enum GpuAggShape
@@ -76,7 +86,8 @@ typedef struct GpuAggSpec
 	GpuAggKind	kind;
 	GpuAggShape shape;
 	Oid			restype;		/* type of the value the node emits */
-	int			argwidth;		/* byte width of the argument's type */
+	int			argwidth;		/* byte width of the argument's type, or GPUHASH_NUMERIC */
+	int			scale;			/* a numeric argument's display scale */
 	bool		partial;		/* emit the transition state, not the result */
 	int			ninstr;
 	GpuAggInstr *prog;
@@ -88,8 +99,13 @@ typedef struct GpuAggSpec
  * three Integers each: op, width, col.
  *
  * The plan stores each aggregate as a List: kind, restype, argwidth,
- * partial, then four nodes per instruction (op, width, col as Integers, the
- * value as a String, since an Integer holds only 32 bits).
+ * partial, then five nodes per instruction (op, width, col as Integers, the
+ * value as a String, since an Integer holds only 32 bits, and the scale).
+ *
+ * A numeric argument is a program of its own kind: its columns are numeric
+ * ones of a declared scale, or integer ones cast to numeric (width 2, 4, 8,
+ * scale 0), and its constants are fixed-point values; it runs in 128-bit
+ * integers (agg_fixed.c).
  */
 
 /* agg_path.c */

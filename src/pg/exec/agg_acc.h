@@ -1,0 +1,50 @@
+/*
+ * agg_acc.h - one aggregate's accumulator in a GpuHashAggregate, and the
+ * fixed-point fold of numeric arguments (agg_fixed.c).
+ */
+#ifndef GPUHASH_AGG_ACC_H
+#define GPUHASH_AGG_ACC_H
+
+#include "join_agg.h"
+
+#pragma GCC visibility push(hidden)
+
+typedef struct GpuAggAcc
+{
+	int64		count;			/* rows, or non-NULL arguments */
+	int64		sum;			/* of int2/int4 arguments, as PostgreSQL's int8 state */
+#ifdef HAVE_INT128
+	int128		wide_sum;		/* of int8 arguments; of numeric ones at their scale */
+#endif
+	int64		best;			/* min or max */
+	Datum		spill;			/* numeric arguments not added fixed-point: their sum, or 0 */
+	bool		have;			/* a non-NULL argument was seen; numeric: a fixed-point one */
+} GpuAggAcc;
+
+StaticAssertDecl(sizeof(GpuAggAcc) <= GPUHASH_AGG_ACC_BYTES,
+				 "the planner's estimate of a group's size is too small");
+
+/*
+ * One joined row as the stores hold it: a by-reference column's Datum is
+ * an offset into its side's arena.
+ */
+typedef struct GpuAggRow
+{
+	const Datum *ov;
+	const bool *on;
+	const char *oarena;
+	const Datum *iv;
+	const bool *in;
+	const char *iarena;
+} GpuAggRow;
+
+#ifdef HAVE_INT128
+extern void gpuhash_fixed_fold(const GpuAggSpec *a, GpuAggAcc *acc, const GpuAggRow *row,
+							   MemoryContext acc_cxt, MemoryContext tmp_cxt);
+extern Datum gpuhash_fixed_value(const GpuAggSpec *a, const GpuAggAcc *acc, bool *isnull);
+extern Datum gpuhash_int8_sum_state(int64 count, int128 sum);
+#endif
+
+#pragma GCC visibility pop
+
+#endif

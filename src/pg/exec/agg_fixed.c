@@ -1,0 +1,315 @@
+/*
+ * agg_fixed.c - sum and avg of numeric arguments in a GpuHashAggregate, as
+ * 128-bit fixed-point integers (agg_acc.h, numeric_fixed.h).
+ *
+ * An argument's program runs on integers scaled by 10^scale, each operator
+ * at the display scale PostgreSQL's numeric operator gives its result (the
+ * larger operand scale for + and -, their sum for *), so every value equals
+ * PostgreSQL's exactly.  A row the integers cannot carry (a NaN or an
+ * infinity, a value of another display scale, an overflow of 128 bits) is
+ * computed by PostgreSQL's own numeric functions and added to a numeric
+ * sum kept beside the integer one; the two are added when the group is
+ * emitted.  The result therefore never depends on which path a row took.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "libpq/pqformat.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+
+#include "agg_acc.h"
+#include "numeric_fixed.h"
+
+#ifdef HAVE_INT128
+
+typedef enum FixedEval
+{
+	EVAL_NULL,
+	EVAL_OK,
+	EVAL_SLOW					/* compute this row with numeric functions */
+} FixedEval;
+
+static inline const Datum *
+side_values(const GpuAggRow *r, const GpuAggInstr *ins, const bool **nulls, const char **arena)
+{
+	if (ins->op == GO_OUTER)
+	{
+		*nulls = r->on;
+		*arena = r->oarena;
+		return r->ov;
+	}
+	*nulls = r->in;
+	*arena = r->iarena;
+	return r->iv;
+}
+
+static inline int64
+int_datum(Datum d, int width)
+{
+	return width == 2 ? DatumGetInt16(d) : width == 4 ? DatumGetInt32(d) : DatumGetInt64(d);
+}
+
+static FixedEval
+eval_fixed(const GpuAggSpec *a, const GpuAggRow *r, int128 *out)
+{
+	int128		st[GPUHASH_AGG_MAX_DEPTH];
+	int			sc[GPUHASH_AGG_MAX_DEPTH];
+	bool		nl[GPUHASH_AGG_MAX_DEPTH];
+	int			sp = 0;
+
+	for (int i = 0; i < a->ninstr; i++)
+	{
+		const GpuAggInstr *ins = &a->prog[i];
+		const bool *nulls;
+		const char *arena;
+		const Datum *vals;
+		int128		x,
+					y;
+
+		switch (ins->op)
+		{
+			case GO_OUTER:
+			case GO_INNER:
+				vals = side_values(r, ins, &nulls, &arena);
+				nl[sp] = nulls[ins->col];
+				sc[sp] = ins->scale;
+				st[sp] = 0;
+				if (!nl[sp])
+				{
+					if (ins->width != GPUHASH_NUMERIC)
+						st[sp] = int_datum(vals[ins->col], ins->width);
+					else if (gpuhash_numeric_fixed(PointerGetDatum(arena + vals[ins->col]),
+												   ins->scale, &st[sp]) != FIXED_OK)
+						return EVAL_SLOW;
+				}
+				sp++;
+				continue;
+			case GO_CONST:
+				nl[sp] = false;
+				sc[sp] = ins->scale;
+				st[sp++] = ins->value;
+				continue;
+			case GO_NEG:
+				if (__builtin_sub_overflow((int128) 0, st[sp - 1], &st[sp - 1]))
+					return EVAL_SLOW;
+				continue;
+		}
+		sp--;
+		if (nl[sp - 1] || nl[sp])
+		{
+			nl[sp - 1] = true;
+			sc[sp - 1] = ins->scale;
+			continue;
+		}
+		x = st[sp - 1];
+		y = st[sp];
+		if (ins->op == GO_MUL)
+		{
+			if (__builtin_mul_overflow(x, y, &st[sp - 1]))
+				return EVAL_SLOW;
+		}
+		else if (!gpuhash_fixed_rescale(x, sc[sp - 1], ins->scale, &x) ||
+				 !gpuhash_fixed_rescale(y, sc[sp], ins->scale, &y) ||
+				 (ins->op == GO_ADD ? __builtin_add_overflow(x, y, &st[sp - 1]) :
+				  __builtin_sub_overflow(x, y, &st[sp - 1])))
+			return EVAL_SLOW;
+		sc[sp - 1] = ins->scale;
+	}
+	*out = st[0];
+	return nl[0] ? EVAL_NULL : EVAL_OK;
+}
+
+/*
+ * The argument by PostgreSQL's numeric functions, in the order its
+ * executor calls them (every one is strict); false if it is NULL.
+ */
+static bool
+eval_numeric(const GpuAggSpec *a, const GpuAggRow *r, Datum *out)
+{
+	Datum		st[GPUHASH_AGG_MAX_DEPTH];
+	bool		nl[GPUHASH_AGG_MAX_DEPTH];
+	int			sp = 0;
+
+	for (int i = 0; i < a->ninstr; i++)
+	{
+		const GpuAggInstr *ins = &a->prog[i];
+		const bool *nulls;
+		const char *arena;
+		const Datum *vals;
+		PGFunction fn;
+
+		switch (ins->op)
+		{
+			case GO_OUTER:
+			case GO_INNER:
+				vals = side_values(r, ins, &nulls, &arena);
+				nl[sp] = nulls[ins->col];
+				if (!nl[sp])
+					st[sp] = ins->width == GPUHASH_NUMERIC ?
+						PointerGetDatum(arena + vals[ins->col]) :
+						NumericGetDatum(int64_to_numeric(int_datum(vals[ins->col], ins->width)));
+				sp++;
+				continue;
+			case GO_CONST:
+				nl[sp] = false;
+				st[sp++] = gpuhash_fixed_numeric(ins->value, ins->scale);
+				continue;
+			case GO_NEG:
+				if (!nl[sp - 1])
+					st[sp - 1] = DirectFunctionCall1(numeric_uminus, st[sp - 1]);
+				continue;
+		}
+		sp--;
+		if (nl[sp - 1] || nl[sp])
+		{
+			nl[sp - 1] = true;
+			continue;
+		}
+		fn = ins->op == GO_ADD ? numeric_add : ins->op == GO_SUB ? numeric_sub : numeric_mul;
+		st[sp - 1] = DirectFunctionCall2(fn, st[sp - 1], st[sp]);
+	}
+	*out = st[0];
+	return !nl[0];
+}
+
+/* Add the numeric v to acc's numeric sum, which lives in acc_cxt. */
+static void
+spill_add(GpuAggAcc *acc, Datum v, MemoryContext acc_cxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(acc_cxt);
+	Datum		prev = acc->spill;
+
+	acc->spill = prev ? DirectFunctionCall2(numeric_add, prev, v) :
+		PointerGetDatum(PG_DETOAST_DATUM_COPY(v));
+	MemoryContextSwitchTo(old);
+	if (prev)
+		pfree(DatumGetPointer(prev));
+}
+
+/* Fold one joined row's numeric argument into acc. */
+void
+gpuhash_fixed_fold(const GpuAggSpec *a, GpuAggAcc *acc, const GpuAggRow *row,
+				   MemoryContext acc_cxt, MemoryContext tmp_cxt)
+{
+	int128		v;
+	int128		sum;
+	Datum		d;
+	MemoryContext old;
+
+	switch (eval_fixed(a, row, &v))
+	{
+		case EVAL_NULL:
+			return;
+		case EVAL_OK:
+			acc->count++;
+			if (__builtin_add_overflow(acc->wide_sum, v, &sum))
+			{
+				/* the integer sum is full: carry its old value over as a numeric */
+				old = MemoryContextSwitchTo(tmp_cxt);
+				spill_add(acc, gpuhash_fixed_numeric(acc->wide_sum, a->scale), acc_cxt);
+				MemoryContextSwitchTo(old);
+				MemoryContextReset(tmp_cxt);
+				sum = v;
+			}
+			acc->wide_sum = sum;
+			acc->have = true;
+			return;
+		case EVAL_SLOW:
+			old = MemoryContextSwitchTo(tmp_cxt);
+			if (eval_numeric(a, row, &d))
+			{
+				acc->count++;
+				spill_add(acc, d, acc_cxt);
+			}
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(tmp_cxt);
+			return;
+	}
+}
+
+/* The exact sum of what acc holds (count > 0). */
+static Datum
+fixed_total(const GpuAggSpec *a, const GpuAggAcc *acc)
+{
+	Datum		fixed = acc->have ? gpuhash_fixed_numeric(acc->wide_sum, a->scale) : (Datum) 0;
+
+	if (acc->spill == (Datum) 0)
+		return fixed;
+	if (!acc->have)
+		return acc->spill;
+	return DirectFunctionCall2(numeric_add, acc->spill, fixed);
+}
+
+/*
+ * PostgreSQL 15's serialized state of sum(numeric) and avg(numeric)
+ * (numeric_avg_serialize): N, the sum of the finite values, the largest
+ * input scale and how many had it, then the counts of NaNs and of positive
+ * and negative infinities.
+ */
+static Datum
+numeric_sum_state(const GpuAggSpec *a, const GpuAggAcc *acc)
+{
+	StringInfoData buf;
+	Datum		total = acc->count > 0 ? fixed_total(a, acc) : (Datum) 0;
+	int64		nan = 0,
+				pinf = 0,
+				ninf = 0;
+
+	if (total != (Datum) 0 && numeric_is_nan(DatumGetNumeric(total)))
+		nan = 1;
+	else if (total != (Datum) 0 && numeric_is_inf(DatumGetNumeric(total)))
+	{
+		if (DatumGetBool(DirectFunctionCall2(numeric_gt, total,
+											 NumericGetDatum(int64_to_numeric(0)))))
+			pinf = 1;
+		else
+			ninf = 1;
+	}
+	/* no finite value: PostgreSQL's zero, of scale 0 */
+	if (total == (Datum) 0 || nan || pinf || ninf)
+		total = NumericGetDatum(int64_to_numeric(0));
+	pq_begintypsend(&buf);
+	pq_sendint64(&buf, acc->count);
+	gpuhash_numeric_send_var(&buf, total);
+	pq_sendint32(&buf, a->scale);
+	pq_sendint64(&buf, acc->have ? acc->count : 0);
+	pq_sendint64(&buf, nan);
+	pq_sendint64(&buf, pinf);
+	pq_sendint64(&buf, ninf);
+	return PointerGetDatum(pq_endtypsend(&buf));
+}
+
+/* sum, avg or a partial state of a numeric argument, as PostgreSQL's */
+Datum
+gpuhash_fixed_value(const GpuAggSpec *a, const GpuAggAcc *acc, bool *isnull)
+{
+	*isnull = false;
+	if (a->partial)
+		return numeric_sum_state(a, acc);
+	*isnull = acc->count == 0;
+	if (acc->count == 0)
+		return (Datum) 0;
+	if (a->kind == GA_SUM)
+		return fixed_total(a, acc);
+	return DirectFunctionCall2(numeric_div, fixed_total(a, acc),
+							   NumericGetDatum(int64_to_numeric(acc->count)));
+}
+
+/*
+ * PostgreSQL 15's serialized state of sum(int8) and avg(int8) where it has
+ * 128-bit integers (int8_avg_serialize): N, then the sum as a numeric.
+ */
+Datum
+gpuhash_int8_sum_state(int64 count, int128 sum)
+{
+	StringInfoData buf;
+
+	pq_begintypsend(&buf);
+	pq_sendint64(&buf, count);
+	gpuhash_numeric_send_var(&buf, gpuhash_fixed_numeric(sum, 0));
+	return PointerGetDatum(pq_endtypsend(&buf));
+}
+
+#endif							/* HAVE_INT128 */
