@@ -4,9 +4,10 @@
  *
  * Offered through create_upper_paths_hook for a query whose top join (the
  * whole of its FROM) has a GpuHashJoin path, when every aggregate is count,
- * sum, avg, min or max of integer arithmetic on the joined columns, and the
- * GROUP BY (if any) lists plain int2, int4, int8, date or bool columns of
- * either side.  In a parallel plan each participant emits its partial
+ * sum, avg, min or max of integer arithmetic on the joined columns, or sum
+ * or avg of numeric arithmetic over columns of a declared scale, and the
+ * GROUP BY (if any) lists plain int2, int4, int8, date, bool or text
+ * columns of either side.  In a parallel plan each participant emits its partial
  * states per group, combined by PostgreSQL's Finalize Aggregate above a
  * Gather; a serial plan emits the results and applies HAVING itself.
  */
@@ -817,8 +818,9 @@ gpuhash_agg_init(void)
 	DefineCustomBoolVariable("gpuhash.enable_aggregate",
 							 "Lets a GPU hash join compute the query's aggregates itself "
 							 "(Custom Scan GpuHashAggregate).",
-							 "Applies to count, sum, avg, min and max of integer arithmetic over "
-							 "a query's top join, grouped by integer, date or bool columns or not.",
+							 "Applies to count, sum, avg, min and max of integer arithmetic and sum "
+							 "and avg of numeric arithmetic over a query's top join, grouped by "
+							 "integer, date, bool or text columns or not.",
 							 &gpuhash_enable_aggregate,
 							 true,
 							 PGC_USERSET,

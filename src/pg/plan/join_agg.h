@@ -5,13 +5,13 @@
  *
  * A query such as SELECT d.g, count(*), sum(f.a + d.b) FROM f JOIN d ON ...
  * GROUP BY d.g would make the join emit every joined row for an Aggregate
- * node above to fold; for simple aggregates of integer columns, grouped by
- * integer, date or bool columns of either side (or not grouped), the join
- * folds them itself, as it matches, and emits one row per group: the group
- * keys and the aggregates' values, or in a parallel plan each
- * participant's partial states for a Finalize Aggregate to combine.  An
- * argument is a small program over the joined row's integer columns, run
- * with PostgreSQL's overflow errors and NULL rules.
+ * node above to fold; for simple aggregates of integer and numeric columns,
+ * grouped by integer, date, bool or text columns of either side (or not
+ * grouped), the join folds them itself, as it matches, and emits one row
+ * per group: the group keys and the aggregates' values, or in a parallel
+ * plan each participant's partial states for a Finalize Aggregate to
+ * combine.  An argument is a small program over the joined row's columns,
+ * run with PostgreSQL's overflow errors and NULL rules.
  */
 #ifndef GPUHASH_JOIN_AGG_H
 #define GPUHASH_JOIN_AGG_H
