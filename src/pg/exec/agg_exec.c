@@ -936,6 +936,31 @@ key_datum(int64 v, int width)
 		width == 4 ? Int32GetDatum((int32) v) : Int64GetDatum(v);
 }
 
+/* With no join: fold every row of the child, a batch at a time. */
+static void
+fold_scan(GpuJoinState *gj)
+{
+	instr_time	start;
+
+	gj->stats.ran = true;
+	if (gj->fold_rows == NULL)
+	{
+		gj->fold_rows = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows * sizeof(uint32));
+		for (uint64 r = 0; r < gj->batch_rows; r++)
+			gj->fold_rows[r] = (uint32) r;
+	}
+	while (!gj->outer_done)
+	{
+		gpuhash_join_load_batch(gj);
+		if (gj->outer.nrows == 0)
+			continue;
+		gj->stats.batches++;
+		INSTR_TIME_SET_CURRENT(start);
+		fold_rows(gj, gj->fold_rows, NULL, gj->outer.nrows);
+		gj->stats.fold_ms += elapsed_ms_since(start);
+	}
+}
+
 /* Run the whole join, folding it into the accumulators. */
 static void
 fold_join(GpuJoinState *gj)
@@ -951,6 +976,12 @@ fold_join(GpuJoinState *gj)
 												  ALLOCSET_DEFAULT_SIZES),
 							gj->ngroupkeys, gj->naggs * sizeof(GpuAggAcc));
 		reset_text_keys(gj);
+	}
+	if (gj->scan_only)
+	{
+		fold_scan(gj);
+		gj->agg_folded = true;
+		return;
 	}
 	gpuhash_join_ensure_built(gj);
 	while (!gj->outer_done)
@@ -1094,10 +1125,42 @@ static const CustomExecMethods gpu_agg_exec_methods = {
 	.ExplainCustomScan = gpuhash_join_explain,
 };
 
+static const CustomExecMethods scan_agg_exec_methods = {
+	.CustomName = GPUHASH_AGG_NAME,
+	.BeginCustomScan = gpuhash_join_begin_scan,
+	.ExecCustomScan = exec_gpu_agg,
+	.EndCustomScan = gpuhash_join_end,
+	.ReScanCustomScan = rescan_gpu_agg,
+	.ExplainCustomScan = gpuhash_join_explain,
+};
+
+/*
+ * A GpuHashAggregate with no join (agg_path.c): custom_private holds the
+ * aggregates and the group keys only.
+ */
+Node *
+gpuhash_scan_agg_create_state(CustomScan *cscan)
+{
+	GpuJoinState *gj = palloc0(sizeof(GpuJoinState));
+
+	NodeSetTag(gj, T_CustomScanState);
+	gj->css.flags = cscan->flags;
+	gj->css.methods = &scan_agg_exec_methods;
+	gj->jointype = JOIN_INNER;
+	gj->scan_only = true;
+	agg_setup(gj, linitial(cscan->custom_private), lsecond(cscan->custom_private));
+	gj->explain_more = explain_aggs;
+	return (Node *) gj;
+}
+
 Node *
 gpuhash_agg_create_state(CustomScan *cscan)
 {
-	GpuJoinState *gj = palloc0(sizeof(GpuJoinState));
+	GpuJoinState *gj;
+
+	if (list_length(cscan->custom_plans) == 1)
+		return gpuhash_scan_agg_create_state(cscan);
+	gj = palloc0(sizeof(GpuJoinState));
 
 	gpuhash_join_init_state(gj, cscan, &gpu_agg_exec_methods);
 	agg_setup(gj, list_nth(cscan->custom_private, GJ_PRIV_AGGS),

@@ -187,6 +187,31 @@ gpuhash_join_begin(CustomScanState *node, EState *estate, int eflags)
  */
 #define GPUHASH_CPU_BATCH_ROWS 65536
 
+/*
+ * A node with no join (GpuHashAggregate over one scan): its child's rows
+ * are read in batches, as a join's outer side, and all of them are folded.
+ * Nothing is built and no device is used, so the batches are the CPU's.
+ */
+void
+gpuhash_join_begin_scan(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuJoinState *gj = (GpuJoinState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	PlanState  *outer;
+
+	outer = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
+	node->custom_ps = list_make1(outer);
+	gj->scan_only = true;
+	gj->n_outer = ExecGetResultType(outer)->natts;
+	gj->outer_reader = gpuhash_heap_reader_create(outer);
+	gj->row_values = palloc(Max(gj->n_outer, 1) * sizeof(Datum));
+	gj->row_isnull = palloc(Max(gj->n_outer, 1) * sizeof(bool));
+	gj->batch_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHashAggregate batch",
+										  ALLOCSET_DEFAULT_SIZES);
+	gj->batch_rows = Min((uint64) gpuhash_batch_rows, GPUHASH_CPU_BATCH_ROWS);
+	gpuhash_store_init(&gj->outer, gj->batch_cxt, ExecGetResultType(outer), true);
+}
+
 static void
 fit_batch_to_device(GpuJoinState *gj)
 {
@@ -642,7 +667,7 @@ static void
 fill_batch(GpuJoinState *gj, GpuhashOverlap *ov)
 {
 	PlanState  *outer = linitial(gj->css.custom_ps);
-	void	   *keys = gj->outer_keys->ptr;
+	void	   *keys = gj->scan_only ? NULL : gj->outer_keys->ptr;
 	int			w = gj->key_width;
 	Instrumentation *child_instr = gj->outer_child ? outer->instrument : NULL;
 	uint64		nread = 0;
@@ -671,6 +696,15 @@ fill_batch(GpuJoinState *gj, GpuhashOverlap *ov)
 			break;
 		}
 		nread++;
+		if (gj->scan_only)
+		{
+			/* no join: every row is kept, and has no key */
+			row = gpuhash_store_append(&gj->outer, values, isnull);
+			if ((row + 1) % GPUHASH_STAGING_CHECK_ROWS == 0 &&
+				(row + 1) * gj->outer.stride + gj->outer.arena_used >= gpuhash_staging_bytes())
+				break;
+			continue;
+		}
 		keynull = !outer_row_key(gj, values, isnull, &key);
 		if (keynull && gj->jointype != JOIN_ANTI && gj->jointype != JOIN_LEFT)
 			continue;
@@ -1096,10 +1130,19 @@ gpuhash_join_rescan(CustomScanState *node)
 {
 	GpuJoinState *gj = (GpuJoinState *) node;
 	PlanState  *outer = linitial(node->custom_ps);
-	PlanState  *inner = lsecond(node->custom_ps);
+	PlanState  *inner;
 
 	reset_outer(gj);
 	gj->shut_down = false;
+	if (gj->scan_only)
+	{
+		if (node->ss.ps.chgParam != NULL)
+			UpdateChangedParamSet(outer, node->ss.ps.chgParam);
+		if (outer->chgParam == NULL)
+			ExecReScan(outer);
+		return;
+	}
+	inner = lsecond(node->custom_ps);
 
 	/* ExecReScan passes changed parameters to lefttree/righttree only */
 	if (node->ss.ps.chgParam != NULL)
@@ -1133,7 +1176,8 @@ gpuhash_join_end(CustomScanState *node)
 	if (gj->table)
 		gpuhash_res_release(gj->table);
 	ExecEndNode(linitial(node->custom_ps));
-	ExecEndNode(lsecond(node->custom_ps));
+	if (!gj->scan_only)
+		ExecEndNode(lsecond(node->custom_ps));
 }
 
 /* ---- EXPLAIN -------------------------------------------------------------- */
@@ -1228,6 +1272,28 @@ describe_reader(StringInfo buf, const char *side, const GpuhashHeapReader *r)
 		appendStringInfo(buf, " (filter: %d compiled, %d by the executor)", compiled, executor);
 }
 
+/* EXPLAIN of a node with no join: what it folds, how it reads, and its times. */
+static void
+explain_scan_only(GpuJoinState *gj, List *context, bool useprefix, ExplainState *es)
+{
+	if (gj->explain_more)
+		gj->explain_more(gj, context, useprefix, es);
+	if ((es->verbose || es->analyze) && gj->outer_reader)
+	{
+		StringInfoData buf;
+
+		initStringInfo(&buf);
+		describe_reader(&buf, "input", gj->outer_reader);
+		ExplainPropertyText("Direct Scan", buf.data, es);
+	}
+	if (es->analyze && gj->stats.ran)
+	{
+		ExplainPropertyUInteger("Rows Folded", NULL, gj->stats.outer_rows, es);
+		ExplainPropertyFloat("Read Time", "ms", gj->stats.read_ms, 3, es);
+		ExplainPropertyFloat("Fold Time", "ms", gj->stats.fold_ms, 3, es);
+	}
+}
+
 void
 gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -1238,6 +1304,11 @@ gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	const GpuJoinStats *built = gj->stats.built ? &gj->stats : NULL;
 
 	context = set_deparse_context_plan(es->deparse_cxt, (Plan *) cscan, ancestors);
+	if (gj->scan_only)
+	{
+		explain_scan_only(gj, context, useprefix, es);
+		return;
+	}
 	ExplainPropertyText("Join Type", join_type_name(gj->jointype), es);
 	ExplainPropertyText("Hash Cond",
 						deparse_expression(linitial(cscan->custom_exprs), context,

@@ -172,6 +172,7 @@ typedef struct GpuJoinState
 	/* parallel */
 	GpuJoinShared *shared;		/* NULL when serial, and after shutdown */
 	bool		shut_down;		/* shared build let go of until a rescan */
+	bool		scan_only;		/* no join: a GpuHashAggregate over its one child's rows */
 	bool		attached;
 	int			nparticipants;
 	GpuJoinStats *all_stats;	/* copied out at shutdown (leader) */
@@ -236,6 +237,7 @@ extern void gpuhash_join_start_overlap(GpuJoinState *gj, const void *image, uint
 extern void gpuhash_join_init_state(GpuJoinState *gj, CustomScan *cscan,
 									const CustomExecMethods *methods);
 extern void gpuhash_join_begin(CustomScanState *node, EState *estate, int eflags);
+extern void gpuhash_join_begin_scan(CustomScanState *node, EState *estate, int eflags);
 extern void gpuhash_join_end(CustomScanState *node);
 extern void gpuhash_join_rescan(CustomScanState *node);
 extern void gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es);

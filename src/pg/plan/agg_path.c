@@ -38,10 +38,17 @@ static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
 
 static Plan *plan_gpu_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 						  List *tlist, List *clauses, List *custom_plans);
+static Plan *plan_scan_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+						   List *tlist, List *clauses, List *custom_plans);
 
 static const CustomPathMethods gpu_agg_path_methods = {
 	.CustomName = GPUHASH_AGG_NAME,
 	.PlanCustomPath = plan_gpu_agg,
+};
+
+static const CustomPathMethods scan_agg_path_methods = {
+	.CustomName = GPUHASH_AGG_NAME,
+	.PlanCustomPath = plan_scan_agg,
 };
 
 static const CustomScanMethods gpu_agg_scan_methods = {
@@ -686,6 +693,123 @@ add_final_aggs(PlannerInfo *root, RelOptInfo *grouped_rel, Path *gather,
 }
 
 /*
+ * With no join, the fold pays where PostgreSQL's aggregation is dear: a
+ * numeric sum or average costs PostgreSQL a numeric addition per row, the
+ * fold an integer one.  Aggregates of integers alone stay PostgreSQL's,
+ * whose hash aggregation of them is as quick as the fold.
+ */
+static bool
+has_numeric_sum(List *aggs)
+{
+	ListCell   *lc;
+
+	foreach(lc, aggs)
+	{
+		Aggref	   *a = lfirst_node(Aggref, lc);
+
+		if (a->aggfnoid == F_SUM_NUMERIC || a->aggfnoid == F_AVG_NUMERIC)
+			return true;
+	}
+	return false;
+}
+
+/* rel's plain (or, partial, its parallel) Seq Scan path, if it has one */
+static Path *
+seq_scan_of(List *paths, bool partial)
+{
+	ListCell   *lc;
+
+	foreach(lc, paths)
+	{
+		Path	   *p = lfirst(lc);
+
+		if (p->pathtype == T_SeqScan && p->param_info == NULL && p->parallel_aware == partial)
+			return p;
+	}
+	return NULL;
+}
+
+/* Can the aggregates and group keys be compiled against the scan's columns? */
+static bool
+aggs_compile_for_scan(const AggShape *shape, Path *scan)
+{
+	List	   *outer = make_tlist_from_pathtarget(scan->pathtarget);
+	List	   *specs;
+	List	   *keys;
+
+	return gpuhash_agg_plan_aggs(shape->aggs, outer, NIL, &specs) &&
+		gpuhash_agg_plan_group_keys(shape->group_exprs, outer, NIL, &keys);
+}
+
+/*
+ * A GpuHashAggregate with no join: the Seq Scan's rows read in batches and
+ * folded, at the scan's cost plus the fold's (as make_agg_path charges it)
+ * and a row per group.
+ */
+static CustomPath *
+make_scan_agg_path(PlannerInfo *root, RelOptInfo *upper, RelOptInfo *input_rel, Path *scan,
+				   PathTarget *target, const AggShape *shape, double groups, bool partial)
+{
+	CustomPath *cp = makeNode(CustomPath);
+	double		per_row = list_length(shape->aggs) * 0.25 +
+		list_length(shape->group_exprs) * 0.5;
+
+	cp->path.pathtype = T_CustomScan;
+	cp->path.parent = upper;
+	cp->path.pathtarget = target;
+	cp->path.param_info = NULL;
+	cp->path.parallel_aware = false;
+	cp->path.parallel_safe = scan->parallel_safe &&
+		is_parallel_safe(root, (Node *) target->exprs) &&
+		is_parallel_safe(root, (Node *) shape->having);
+	cp->path.parallel_workers = scan->parallel_workers;
+	cp->path.rows = groups;
+	cp->path.total_cost = scan->total_cost + scan->rows * per_row * cpu_operator_cost +
+		groups * (cpu_tuple_cost + list_length(shape->having) * cpu_operator_cost);
+	cp->path.startup_cost = cp->path.total_cost;
+	cp->path.pathkeys = NIL;
+	cp->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	cp->custom_paths = list_make1(scan);
+	cp->custom_private = list_make4(input_rel, shape->group_exprs, shape->having,
+									makeInteger(partial));
+	cp->methods = &scan_agg_path_methods;
+	return cp;
+}
+
+/* The query reads one table, with no join: the fold over its Seq Scan. */
+static bool
+scan_agg_allowed(RelOptInfo *input_rel, const AggShape *shape)
+{
+	return input_rel->reloptkind == RELOPT_BASEREL && input_rel->rtekind == RTE_RELATION &&
+		has_numeric_sum(shape->aggs);
+}
+
+static void
+add_parallel_scan_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
+					  RelOptInfo *partial_rel, GroupPathExtraData *gx, const AggShape *shape)
+{
+	Path	   *scan = seq_scan_of(input_rel->partial_pathlist, true);
+	CustomPath *partial;
+	Path	   *gather;
+	double		groups;
+	double		rows;
+
+	if (scan == NULL || !scan_agg_allowed(input_rel, shape) ||
+		!aggs_compile_for_scan(shape, scan) || (groups = groups_of(root, shape, scan->rows)) < 0)
+		return;
+	partial = make_scan_agg_path(root, partial_rel, input_rel, scan, partial_rel->reltarget,
+								 shape, groups, true);
+	if (!partial->path.parallel_safe)
+		return;
+	rows = partial->path.rows * partial->path.parallel_workers;
+	gather = (Path *) create_gather_path(root, partial_rel, &partial->path,
+										 partial_rel->reltarget, NULL, &rows);
+	add_final_aggs(root, grouped_rel, gather, gx,
+				   shape->group_exprs == NIL ? 1 :
+				   estimate_num_groups(root, shape->group_exprs, rows, NULL, NULL));
+}
+
+/*
  * Parallel: Finalize Aggregate over Gather over a partial path per
  * participant.  PostgreSQL 15 offers extensions no hook for partial
  * aggregation paths, so the chain is made here, as PostgreSQL makes its
@@ -728,6 +852,7 @@ add_parallel_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_r
 					   group_exprs == NIL ? 1 :
 					   estimate_num_groups(root, group_exprs, rows, NULL, NULL));
 	}
+	add_parallel_scan_agg(root, input_rel, grouped_rel, partial_rel, gx, &shape);
 }
 
 static void
@@ -767,6 +892,58 @@ gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *inpu
 			add_path(output_rel, &make_agg_path(root, output_rel, join, output_rel->reltarget,
 												&shape, groups, false)->path);
 	}
+	if (scan_agg_allowed(input_rel, &shape))
+	{
+		Path	   *scan = seq_scan_of(input_rel->pathlist, false);
+		double		groups;
+
+		if (scan != NULL && aggs_compile_for_scan(&shape, scan) &&
+			(groups = groups_of(root, &shape, scan->rows)) >= 0)
+			add_path(output_rel, &make_scan_agg_path(root, output_rel, input_rel, scan,
+													 output_rel->reltarget, &shape, groups,
+													 false)->path);
+	}
+}
+
+/* The plan of a GpuHashAggregate with no join: its child is the Seq Scan. */
+static Plan *
+plan_scan_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+			  List *tlist, List *clauses, List *custom_plans)
+{
+	RelOptInfo *input_rel = linitial(best_path->custom_private);
+	List	   *group_exprs = lsecond(best_path->custom_private);
+	List	   *having = lthird(best_path->custom_private);
+	Plan	   *outer = linitial(custom_plans);
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *aggs = target_aggrefs(list_make2(tlist, having), group_exprs);
+	List	   *scan_tlist = NIL;
+	List	   *specs;
+	List	   *keys;
+	AttrNumber	resno = 1;
+	ListCell   *lc;
+
+	if (aggs == NIL || !gpuhash_agg_plan_aggs(aggs, outer->targetlist, NIL, &specs) ||
+		!gpuhash_agg_plan_group_keys(group_exprs, outer->targetlist, NIL, &keys))
+		elog(ERROR, "gpuhash: aggregates of a GpuHashAggregate path cannot be planned");
+	/* the scan tuple: the scan's columns, then the aggregates' values */
+	foreach(lc, outer->targetlist)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry(copyObject(lfirst_node(TargetEntry, lc)->expr),
+											 resno++, NULL, false));
+	foreach(lc, aggs)
+		scan_tlist = lappend(scan_tlist, makeTargetEntry(copyObject(lfirst(lc)), resno++,
+														 NULL, false));
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = copyObject(having);
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_exprs = NIL;
+	cscan->custom_private = list_make2(specs, keys);
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_relids = bms_copy(input_rel->relids);
+	cscan->methods = &gpu_agg_scan_methods;
+	return &cscan->scan.plan;
 }
 
 static Plan *

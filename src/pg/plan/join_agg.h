@@ -111,6 +111,7 @@ typedef struct GpuAggSpec
 /* agg_path.c */
 extern void gpuhash_agg_init(void);
 extern Node *gpuhash_agg_create_state(CustomScan *cscan);
+extern Node *gpuhash_scan_agg_create_state(CustomScan *cscan);
 extern bool gpuhash_agg_plan_aggs(List *aggrefs, List *outer_tlist, List *inner_tlist,
 								  List **specs);
 extern bool gpuhash_agg_plan_group_keys(List *group_exprs, List *outer_tlist,

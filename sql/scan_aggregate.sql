@@ -1,0 +1,74 @@
+--
+-- GpuHashAggregate with no join: a query that aggregates one table's Seq
+-- Scan, with at least one sum or avg of numeric arithmetic (which costs
+-- PostgreSQL a numeric addition per row), reads the scan's rows in batches
+-- and folds them as the join's aggregation does (fixed-point numeric sums,
+-- text and integer group keys).  Each query is compared, as a multiset,
+-- with PostgreSQL's own plan, serially and in parallel, and says if it was
+-- not folded.
+--
+LOAD 'gpuhash';
+SELECT set_config('gpuhash.device',
+                  CASE WHEN gpuhash_backend() = 'gpu' THEN 'gpu' ELSE 'cpu' END, false) IS NOT NULL AS device_set;
+SET gpuhash.batch_rows = 1024;
+
+\i sql/compare.psql
+\i sql/compare_fold.psql
+
+CREATE TABLE sa (id int4, flag char(1), status text, d date, qty numeric(15,2),
+                 price numeric(15,2), disc numeric(4,2), tax numeric(4,2), n int4, big numeric(40,2));
+INSERT INTO sa SELECT i, CASE WHEN i % 3 = 0 THEN 'A' WHEN i % 3 = 1 THEN 'N' ELSE 'R' END,
+                      CASE WHEN i % 10 = 0 THEN NULL ELSE 's' || (i % 4) END,
+                      date '1995-01-01' + i % 1000,
+                      CASE WHEN i % 23 = 0 THEN NULL ELSE i % 50 + 1 END,
+                      CASE WHEN i = 777 THEN 'NaN' ELSE (i * 7919 % 100000) / 100.0 END,
+                      (i % 11) / 100.0, (i % 9) / 100.0,
+                      CASE WHEN i % 7 = 0 THEN NULL ELSE i % 100 - 50 END,
+                      CASE WHEN i % 1000 = 0 THEN 9.9e37 ELSE i END
+               FROM generate_series(1, 20000) i;
+CREATE TABLE sa_empty (g int4, v numeric(10,2));
+ANALYZE sa; ANALYZE sa_empty;
+
+-- serial
+SET max_parallel_workers_per_gather = 0;
+SELECT * FROM pg_temp.plan('SELECT flag, status, sum(qty), avg(price * (1 - disc)), count(*) FROM sa WHERE d <= date ''1997-06-01'' GROUP BY flag, status');
+SELECT q, pg_temp.same_folded(q) FROM (VALUES
+  ('SELECT flag, status, sum(qty), sum(price), sum(price * (1 - disc)), sum(price * (1 - disc) * (1 + tax)), avg(qty), avg(price), avg(disc), count(*) FROM sa WHERE d <= date ''1997-06-01'' GROUP BY flag, status'),
+  ('SELECT sum(price * disc) FROM sa WHERE d >= date ''1995-06-01'' AND d < date ''1996-06-01'' AND disc BETWEEN 0.02 AND 0.05 AND qty < 24'),
+  ('SELECT n, sum(qty), min(n), max(id), count(status) FROM sa GROUP BY n'),
+  ('SELECT d, sum(big), avg(big * disc) FROM sa GROUP BY d'),
+  ('SELECT status, sum(qty) FROM sa GROUP BY status HAVING sum(qty) > 1000'),
+  ('SELECT flag, sum(qty) FROM sa WHERE price IS NULL GROUP BY flag'),
+  ('SELECT g, sum(v), avg(v) FROM sa_empty GROUP BY g'),
+  ('SELECT sum(v), avg(v), count(*) FROM sa_empty'),
+  ('SELECT * FROM (SELECT flag, sum(price) AS s FROM sa GROUP BY flag ORDER BY 2 DESC LIMIT 2) x'),
+  ('SELECT x, (SELECT sum(qty) FROM sa WHERE n = x) FROM generate_series(-3, 3) x')
+) AS c(q);
+-- aggregates of integers alone stay PostgreSQL's, as do other inputs than a Seq Scan
+SELECT count(*) AS folded FROM (VALUES
+  ('SELECT flag, count(*), sum(n) FROM sa GROUP BY flag'),
+  ('SELECT flag, sum(price / 2) FROM sa GROUP BY flag'),
+  ('SELECT sum(qty) FROM sa TABLESAMPLE SYSTEM (50) REPEATABLE (1)')
+) AS c(q) WHERE pg_temp.folded(q);
+
+-- parallel: partial states under a Finalize Aggregate
+SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2;
+SELECT * FROM pg_temp.plan('SELECT flag, status, sum(qty), avg(price * (1 - disc)), count(*) FROM sa WHERE d <= date ''1997-06-01'' GROUP BY flag, status');
+SELECT q, pg_temp.same_folded(q) FROM (VALUES
+  ('SELECT flag, status, sum(qty), sum(price), sum(price * (1 - disc)), sum(price * (1 - disc) * (1 + tax)), avg(qty), avg(price), avg(disc), count(*) FROM sa WHERE d <= date ''1997-06-01'' GROUP BY flag, status'),
+  ('SELECT sum(price * disc) FROM sa WHERE d >= date ''1995-06-01'' AND d < date ''1996-06-01'' AND disc BETWEEN 0.02 AND 0.05 AND qty < 24'),
+  ('SELECT d, sum(big), avg(big * disc) FROM sa GROUP BY d'),
+  ('SELECT status, sum(qty) FROM sa GROUP BY status HAVING sum(qty) > 1000'),
+  ('SELECT sum(v), avg(v), count(*) FROM sa_empty')
+) AS c(q);
+-- each of them ran with its fold under a Gather
+SELECT count(*) AS gathered FROM (VALUES
+  ('SELECT flag, status, sum(qty), avg(price) FROM sa WHERE d <= date ''1997-06-01'' GROUP BY flag, status'),
+  ('SELECT sum(price * disc) FROM sa WHERE d >= date ''1995-06-01'' AND disc BETWEEN 0.02 AND 0.05'),
+  ('SELECT d, sum(big), avg(big * disc) FROM sa GROUP BY d'),
+  ('SELECT status, sum(qty) FROM sa GROUP BY status HAVING sum(qty) > 1000'),
+  ('SELECT n, sum(qty), count(status) FROM sa GROUP BY n')
+) AS c(q) WHERE (SELECT string_agg(l, E'\n') FROM pg_temp.plan(q) l) ~ 'Gather(.|\n)*GpuHashAggregate(.|\n)*Parallel Seq Scan';
+RESET parallel_setup_cost; RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size; RESET max_parallel_workers_per_gather;
