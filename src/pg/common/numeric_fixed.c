@@ -44,7 +44,7 @@ typedef struct NumParts
 	struct varlena *detoasted;	/* to free, when the value had to be */
 } NumParts;
 
-static void
+static inline void
 numeric_parts(Datum value, NumParts *p)
 {
 	struct varlena *v = (struct varlena *) DatumGetPointer(value);
@@ -59,7 +59,12 @@ numeric_parts(Datum value, NumParts *p)
 	memcpy(&hdr, data, sizeof(hdr));
 	p->special = (hdr & NHDR_FLAGS) == NHDR_SPECIAL;
 	if (p->special)
+	{
+		p->neg = false;
+		p->weight = p->dscale = p->ndigits = 0;
+		p->digits = NULL;
 		return;
+	}
 	if ((hdr & NHDR_FLAGS) == NHDR_SHORT)
 	{
 		p->neg = (hdr & NHDR_SHORT_NEG) != 0;
@@ -83,26 +88,36 @@ numeric_parts(Datum value, NumParts *p)
 
 #ifdef HAVE_INT128
 
-static int128
+/* 10^e for e in 0..38, the powers that fit 127 bits */
+static int128 pow10_table[39];
+
+static inline int128
 pow10_128(int e)
 {
-	int128		r = 1;
+	if (unlikely(pow10_table[0] == 0))
+	{
+		int128		r = 1;
 
-	while (e-- > 0)
-		r *= 10;
-	return r;
+		for (int i = 0; i <= 38; i++, r *= 10)
+			pow10_table[i] = r;
+	}
+	return pow10_table[e];
 }
+
 
 /*
  * value * 10^scale as an integer, when value's display scale is exactly
  * scale (so that a sum of such values has PostgreSQL's display scale) and
- * the integer fits.
+ * the integer fits.  The digits are read as one integer N (Horner's rule),
+ * worth N * 10^e at the scale; a negative e drops zeros the last digit
+ * holds below the scale.
  */
 FixedStatus
 gpuhash_numeric_fixed(Datum value, int scale, int128 *out)
 {
 	NumParts	p;
-	int128		acc = 0;
+	int128		n = 0;
+	int			e;
 	FixedStatus st = FIXED_OK;
 
 	numeric_parts(value, &p);
@@ -110,35 +125,77 @@ gpuhash_numeric_fixed(Datum value, int scale, int128 *out)
 		st = FIXED_SPECIAL;
 	else if (p.dscale != scale || p.ndigits > FIXED_MAX_DIGITS)
 		st = FIXED_TOO_WIDE;
-	for (int i = 0; st == FIXED_OK && i < p.ndigits; i++)
+	else if (p.ndigits <= 4)
 	{
-		int16		d;
-		int			e = 4 * (p.weight - i) + scale;
+		/* at most 16 decimal digits: 64 bits hold N, and its zeros are dropped in them */
+		static const int64 unit64[4] = {1, 10, 100, 1000};
+		int64		n64 = 0;
 
-		memcpy(&d, p.digits + i * sizeof(int16), sizeof(d));
-		if (e < 0)
+		for (int i = 0; i < p.ndigits; i++)
 		{
-			/* below the scale: only zeros may be there (dscale said so) */
-			int128		unit = pow10_128(Min(-e, 4));
+			int16		d;
 
-			if (d % unit != 0)
-				st = FIXED_TOO_WIDE;
-			else
-				acc += d / unit;
+			memcpy(&d, p.digits + i * sizeof(int16), sizeof(d));
+			n64 = n64 * 10000 + d;
 		}
-		else if (d != 0)
+		e = 4 * (p.weight - p.ndigits + 1) + scale;
+		if (e < 0 && e > -4)
 		{
-			int128		term;
+			if (n64 % unit64[-e] != 0)
+				st = FIXED_TOO_WIDE;
+			n64 /= unit64[-e];
+			e = 0;
+		}
+		n = n64;
+		if (p.ndigits > 0 && e == 0)
+		{
+			if (p.detoasted)
+				pfree(p.detoasted);
+			*out = p.neg ? -n : n;
+			return st;
+		}
+	}
+	else
+	{
+		for (int i = 0; st == FIXED_OK && i < p.ndigits; i++)
+		{
+			int16		d;
 
-			if (e > 38 || __builtin_mul_overflow((int128) d, pow10_128(e), &term) ||
-				__builtin_add_overflow(acc, term, &acc))
+			memcpy(&d, p.digits + i * sizeof(int16), sizeof(d));
+			if (__builtin_mul_overflow(n, (int128) 10000, &n) ||
+				__builtin_add_overflow(n, (int128) d, &n))
 				st = FIXED_TOO_WIDE;
 		}
 	}
+	e = 4 * (p.weight - p.ndigits + 1) + scale;
+	if (st == FIXED_OK && p.ndigits > 0)
+	{
+		if (e < 0)
+		{
+			int128		unit;
+
+			if (-e > 38)
+				st = FIXED_TOO_WIDE;
+			else if (n % (unit = pow10_128(-e)) != 0)
+				st = FIXED_TOO_WIDE;
+			else
+				n /= unit;
+		}
+		else if (e > 38 || __builtin_mul_overflow(n, pow10_128(e), &n))
+			st = FIXED_TOO_WIDE;
+	}
 	if (p.detoasted)
 		pfree(p.detoasted);
-	*out = p.neg ? -acc : acc;
+	*out = p.neg ? -n : n;
 	return st;
+}
+
+/* 10^e, for 0 <= e <= 38 */
+int128
+gpuhash_fixed_pow10(int e)
+{
+	Assert(e >= 0 && e <= 38);
+	return pow10_128(e);
 }
 
 /* v at scale from, rescaled to scale to (to >= from); false if it does not fit */
@@ -146,6 +203,11 @@ bool
 gpuhash_fixed_rescale(int128 v, int from, int to, int128 *out)
 {
 	Assert(to >= from);
+	if (to == from)
+	{
+		*out = v;
+		return true;
+	}
 	return !__builtin_mul_overflow(v, pow10_128(to - from), out);
 }
 

@@ -25,8 +25,31 @@ StaticAssertDecl(sizeof(GpuAggAcc) <= GPUHASH_AGG_ACC_BYTES,
 				 "the planner's estimate of a group's size is too small");
 
 /*
+ * A numeric column that numeric arguments read, decoded once per chunk of
+ * rows however many arguments read it: its fixed-point values and whether
+ * each is NULL or not fixed-point (agg_exec.c).
+ */
+typedef enum FixedLeafState
+{
+	LEAF_OK,
+	LEAF_NULL,
+	LEAF_SLOW
+} FixedLeafState;
+
+typedef struct GpuAggLeaf
+{
+	int			op;				/* GO_OUTER or GO_INNER */
+	int			col;
+	int			width;			/* GPUHASH_NUMERIC, or an integer's bytes (scale 0) */
+	int			scale;
+	int128	   *val;
+	uint8	   *state;			/* FixedLeafState */
+} GpuAggLeaf;
+
+/*
  * One joined row as the stores hold it: a by-reference column's Datum is
- * an offset into its side's arena.
+ * an offset into its side's arena.  With leaves, the row is row j of the
+ * chunk they hold.
  */
 typedef struct GpuAggRow
 {
@@ -36,9 +59,22 @@ typedef struct GpuAggRow
 	const Datum *iv;
 	const bool *in;
 	const char *iarena;
+	const GpuAggLeaf *leaves;
+	int			j;
 } GpuAggRow;
 
+/* the stack of a chunk's evaluation: a value and a state array per level */
+typedef struct GpuAggScratch
+{
+	int128	   *val[GPUHASH_AGG_MAX_DEPTH];
+	uint8	   *state[GPUHASH_AGG_MAX_DEPTH];
+} GpuAggScratch;
+
 #ifdef HAVE_INT128
+extern void gpuhash_fixed_chunk(const GpuAggSpec *a, const GpuAggLeaf *leaves, int m,
+								GpuAggScratch *s, const int128 **out, const uint8 **state);
+extern void gpuhash_fixed_add(const GpuAggSpec *a, GpuAggAcc *acc, int128 v,
+							  MemoryContext acc_cxt, MemoryContext tmp_cxt);
 extern void gpuhash_fixed_fold(const GpuAggSpec *a, GpuAggAcc *acc, const GpuAggRow *row,
 							   MemoryContext acc_cxt, MemoryContext tmp_cxt);
 extern Datum gpuhash_fixed_value(const GpuAggSpec *a, const GpuAggAcc *acc, bool *isnull);

@@ -35,11 +35,14 @@
 /* rows folded per pass, their buffers on the stack */
 #define FOLD_CHUNK 2048
 
+static int	add_leaf(GpuJoinState *gj, const GpuAggInstr *in);
+
 static void
 agg_setup(GpuJoinState *gj, List *specs, List *keys)
 {
 	ListCell   *lc;
 	int			i = 0;
+	int			max_depth;
 
 	gj->ngroupkeys = list_length(keys) / 3;
 	gj->group_keys = palloc0(Max(gj->ngroupkeys, 1) * sizeof(GpuAggInstr));
@@ -61,11 +64,13 @@ agg_setup(GpuJoinState *gj, List *specs, List *keys)
 
 	gj->naggs = list_length(specs);
 	gj->aggs = palloc0(gj->naggs * sizeof(GpuAggSpec));
+	max_depth = 0;
 	gj->acc = palloc0(gj->naggs * sizeof(GpuAggAcc));
 	foreach(lc, specs)
 	{
 		List	   *l = lfirst(lc);
 		GpuAggSpec *a = &gj->aggs[i++];
+		int			depth = 0;
 
 		a->kind = intVal(linitial(l));
 		a->restype = intVal(lsecond(l));
@@ -82,6 +87,15 @@ agg_setup(GpuJoinState *gj, List *specs, List *keys)
 			in->col = intVal(list_nth(l, 6 + 5 * k));
 			in->value = pg_strtoint64(strVal(list_nth(l, 7 + 5 * k)));
 			in->scale = intVal(list_nth(l, 8 + 5 * k));
+			in->leaf = -1;
+			if (a->argwidth == GPUHASH_NUMERIC && (in->op == GO_OUTER || in->op == GO_INNER))
+				in->leaf = add_leaf(gj, in);
+			if (a->argwidth == GPUHASH_NUMERIC)
+			{
+				depth += in->op == GO_OUTER || in->op == GO_INNER || in->op == GO_CONST ? 1 :
+					in->op == GO_NEG ? 0 : -1;
+				max_depth = Max(max_depth, depth);
+			}
 		}
 		a->scale = a->ninstr > 0 ? a->prog[a->ninstr - 1].scale : 0;
 		a->shape = GS_PROGRAM;
@@ -93,6 +107,46 @@ agg_setup(GpuJoinState *gj, List *specs, List *keys)
 				 a->prog[2].op == GO_ADD)
 			a->shape = GS_ADD2;
 	}
+#ifdef HAVE_INT128
+	if (max_depth > 0)
+	{
+		gj->fixed_scratch = palloc0(sizeof(GpuAggScratch));
+		for (int l = 0; l < max_depth; l++)
+		{
+			gj->fixed_scratch->val[l] = palloc(FOLD_CHUNK * sizeof(int128));
+			gj->fixed_scratch->state[l] = palloc(FOLD_CHUNK);
+		}
+	}
+#endif
+}
+
+/*
+ * The slot of a numeric column in the chunk's decoded columns, shared by
+ * every argument that reads it at the same scale.
+ */
+static int
+add_leaf(GpuJoinState *gj, const GpuAggInstr *in)
+{
+#ifdef HAVE_INT128
+	GpuAggLeaf *lf;
+
+	for (int i = 0; i < gj->nleaves; i++)
+		if (gj->leaves[i].op == in->op && gj->leaves[i].col == in->col &&
+			gj->leaves[i].width == in->width && gj->leaves[i].scale == in->scale)
+			return i;
+	gj->leaves = gj->leaves ? repalloc(gj->leaves, (gj->nleaves + 1) * sizeof(GpuAggLeaf)) :
+		palloc(sizeof(GpuAggLeaf));
+	lf = &gj->leaves[gj->nleaves];
+	lf->op = in->op;
+	lf->col = in->col;
+	lf->width = in->width;
+	lf->scale = in->scale;
+	lf->val = palloc(FOLD_CHUNK * sizeof(int128));
+	lf->state = palloc(FOLD_CHUNK);
+	return gj->nleaves++;
+#else
+	return -1;
+#endif
 }
 
 /* The text keys' numbers start again (their memory is the groups'). */
@@ -366,7 +420,7 @@ fold(GpuJoinState *gj, GpuAggAcc *accs, const Datum *ov, const bool *on, const D
 #ifdef HAVE_INT128
 		if (a->argwidth == GPUHASH_NUMERIC)
 		{
-			GpuAggRow	row = {ov, on, gj->outer.arena, iv, in, gj->inner.arena};
+			GpuAggRow	row = {ov, on, gj->outer.arena, iv, in, gj->inner.arena, NULL, 0};
 
 			gpuhash_fixed_fold(a, acc, &row, acc_context(gj), gj->agg_tmp_cxt);
 			continue;
@@ -709,6 +763,47 @@ find_groups(GpuJoinState *gj, const uint32 *orow, const uint64 *brow, int m, uin
 	gpuhash_groups_find_batch(gj->groups, m, keys, nulls, group);
 }
 
+/* Decode the numeric columns the arguments read, for m joined rows. */
+static void
+decode_leaves(GpuJoinState *gj, const uint32 *orow, const uint64 *brow, int m)
+{
+#ifdef HAVE_INT128
+	for (int i = 0; i < gj->nleaves; i++)
+	{
+		GpuAggLeaf *lf = &gj->leaves[i];
+		/* a numeric inner column keeps the build rows (set_inline_ok) */
+		const GpuhashStore *st = lf->op == GO_OUTER ? &gj->outer : &gj->inner;
+
+		if (lf->width != GPUHASH_NUMERIC)
+		{
+			/* an integer cast to numeric: scale 0, from wherever the column lies */
+			GpuAggInstr col = {lf->op, lf->width, lf->col, 0, 0, -1};
+			int64		v[FOLD_CHUNK];
+			bool		isnull[FOLD_CHUNK];
+
+			gather_column(gj, &col, orow, brow, m, v, isnull);
+			for (int j = 0; j < m; j++)
+			{
+				lf->val[j] = v[j];
+				lf->state[j] = isnull[j] ? LEAF_NULL : LEAF_OK;
+			}
+			continue;
+		}
+		for (int j = 0; j < m; j++)
+		{
+			const Datum *row = store_row(st, lf->op == GO_OUTER ? orow[j] : brow[j]);
+
+			if (((const bool *) (row + st->ncols))[lf->col])
+				lf->state[j] = LEAF_NULL;
+			else
+				lf->state[j] = gpuhash_numeric_fixed(PointerGetDatum(st->arena + row[lf->col]),
+													 lf->scale, &lf->val[j]) == FIXED_OK ?
+					LEAF_OK : LEAF_SLOW;
+		}
+	}
+#endif
+}
+
 /*
  * Fold the numeric argument of aggregate i on m joined rows into row j's
  * group (group[j]), or the node's one accumulator without GROUP BY.
@@ -722,18 +817,29 @@ fold_fixed_rows(GpuJoinState *gj, int i, const uint32 *orow, const uint64 *brow,
 	const GpuhashStore *os = &gj->outer;
 	MemoryContext cxt = acc_context(gj);
 
+	const int128 *v;
+	const uint8 *state;
+
+	gpuhash_fixed_chunk(a, gj->leaves, m, gj->fixed_scratch, &v, &state);
 	for (int j = 0; j < m; j++)
 	{
-		const Datum *ov = store_row(os, orow[j]);
-		Datum		iv[GJ_INLINE_MAX_COLS];
-		bool		in[GJ_INLINE_MAX_COLS];
-		GpuAggRow	row = {ov, (const bool *) (ov + os->ncols), os->arena,
-		NULL, NULL, gj->inner.arena};
 		GpuAggAcc  *acc = group ? (GpuAggAcc *) gpuhash_group_acc(gj->groups, group[j]) + i :
 			&gj->acc[i];
 
-		inner_columns(gj, orow[j], brow ? brow[j] : 0, iv, in, &row.iv, &row.in);
-		gpuhash_fixed_fold(a, acc, &row, cxt, gj->agg_tmp_cxt);
+		if (likely(state[j] == LEAF_OK))
+			gpuhash_fixed_add(a, acc, v[j], cxt, gj->agg_tmp_cxt);
+		else if (state[j] == LEAF_SLOW)
+		{
+			/* NaN, or too wide for 128 bits: the row again, by numeric functions */
+			const Datum *ov = store_row(os, orow[j]);
+			Datum		iv[GJ_INLINE_MAX_COLS];
+			bool		in[GJ_INLINE_MAX_COLS];
+			GpuAggRow	row = {ov, (const bool *) (ov + os->ncols), os->arena,
+			NULL, NULL, gj->inner.arena, NULL, 0};
+
+			inner_columns(gj, orow[j], brow ? brow[j] : 0, iv, in, &row.iv, &row.in);
+			gpuhash_fixed_fold(a, acc, &row, cxt, gj->agg_tmp_cxt);
+		}
 	}
 #else
 	elog(ERROR, "gpuhash: numeric aggregates need 128-bit integers");
@@ -760,6 +866,8 @@ fold_rows(GpuJoinState *gj, const uint32 *orows, const uint64 *brows, uint64 n)
 		CHECK_FOR_INTERRUPTS();
 		if (gj->ngroupkeys > 0)
 			find_groups(gj, orow, brow, m, group);
+		if (gj->nleaves > 0)
+			decode_leaves(gj, orow, brow, m);
 		for (int i = 0; i < gj->naggs; i++)
 		{
 			const GpuAggSpec *a = &gj->aggs[i];

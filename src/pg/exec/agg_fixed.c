@@ -72,9 +72,19 @@ eval_fixed(const GpuAggSpec *a, const GpuAggRow *r, int128 *out)
 		{
 			case GO_OUTER:
 			case GO_INNER:
+				sc[sp] = ins->scale;
+				if (r->leaves != NULL && ins->leaf >= 0)
+				{
+					const GpuAggLeaf *lf = &r->leaves[ins->leaf];
+
+					if (lf->state[r->j] == LEAF_SLOW)
+						return EVAL_SLOW;
+					nl[sp] = lf->state[r->j] == LEAF_NULL;
+					st[sp++] = lf->val[r->j];
+					continue;
+				}
 				vals = side_values(r, ins, &nulls, &arena);
 				nl[sp] = nulls[ins->col];
-				sc[sp] = ins->scale;
 				st[sp] = 0;
 				if (!nl[sp])
 				{
@@ -107,14 +117,24 @@ eval_fixed(const GpuAggSpec *a, const GpuAggRow *r, int128 *out)
 		y = st[sp];
 		if (ins->op == GO_MUL)
 		{
-			if (__builtin_mul_overflow(x, y, &st[sp - 1]))
+			/* two 64-bit factors cannot overflow 128 bits */
+			if (x == (int64) x && y == (int64) y)
+				st[sp - 1] = (int128) (int64) x * (int64) y;
+			else if (__builtin_mul_overflow(x, y, &st[sp - 1]))
 				return EVAL_SLOW;
 		}
-		else if (!gpuhash_fixed_rescale(x, sc[sp - 1], ins->scale, &x) ||
-				 !gpuhash_fixed_rescale(y, sc[sp], ins->scale, &y) ||
-				 (ins->op == GO_ADD ? __builtin_add_overflow(x, y, &st[sp - 1]) :
-				  __builtin_sub_overflow(x, y, &st[sp - 1])))
-			return EVAL_SLOW;
+		else
+		{
+			if ((sc[sp - 1] != ins->scale &&
+				 !gpuhash_fixed_rescale(x, sc[sp - 1], ins->scale, &x)) ||
+				(sc[sp] != ins->scale && !gpuhash_fixed_rescale(y, sc[sp], ins->scale, &y)))
+				return EVAL_SLOW;
+			if (x == (int64) x && y == (int64) y)
+				st[sp - 1] = ins->op == GO_ADD ? x + y : x - y;
+			else if (ins->op == GO_ADD ? __builtin_add_overflow(x, y, &st[sp - 1]) :
+					 __builtin_sub_overflow(x, y, &st[sp - 1]))
+				return EVAL_SLOW;
+		}
 		sc[sp - 1] = ins->scale;
 	}
 	*out = st[0];
@@ -188,13 +208,133 @@ spill_add(GpuAggAcc *acc, Datum v, MemoryContext acc_cxt)
 		pfree(DatumGetPointer(prev));
 }
 
+/* Add one fixed-point value v (at a's scale) to acc. */
+void
+gpuhash_fixed_add(const GpuAggSpec *a, GpuAggAcc *acc, int128 v, MemoryContext acc_cxt,
+				  MemoryContext tmp_cxt)
+{
+	int128		sum;
+
+	acc->count++;
+	if (unlikely(__builtin_add_overflow(acc->wide_sum, v, &sum)))
+	{
+		/* the integer sum is full: carry its old value over as a numeric */
+		MemoryContext old = MemoryContextSwitchTo(tmp_cxt);
+
+		spill_add(acc, gpuhash_fixed_numeric(acc->wide_sum, a->scale), acc_cxt);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(tmp_cxt);
+		sum = v;
+	}
+	acc->wide_sum = sum;
+	acc->have = true;
+}
+
+/*
+ * The argument of a on the m rows of a chunk whose columns are decoded in
+ * leaves: each instruction runs over every row in a loop of its own, so
+ * that what the interpreter decides per row is decided once a chunk.
+ * *out and *state point at the result (state: FixedLeafState); a row whose
+ * state is LEAF_SLOW is left to gpuhash_fixed_fold.
+ */
+void
+gpuhash_fixed_chunk(const GpuAggSpec *a, const GpuAggLeaf *leaves, int m, GpuAggScratch *s,
+					const int128 **out, const uint8 **state)
+{
+	const int128 *sv[GPUHASH_AGG_MAX_DEPTH];
+	const uint8 *ss[GPUHASH_AGG_MAX_DEPTH];
+	int			sc[GPUHASH_AGG_MAX_DEPTH];
+	int			sp = 0;
+
+	for (int i = 0; i < a->ninstr; i++)
+	{
+		const GpuAggInstr *ins = &a->prog[i];
+		int128	   *r;
+		uint8	   *rs;
+		const int128 *x;
+		const int128 *y;
+		const uint8 *xs;
+		const uint8 *ys;
+		int128		fx,
+					fy;
+
+		switch (ins->op)
+		{
+			case GO_OUTER:
+			case GO_INNER:
+				sv[sp] = leaves[ins->leaf].val;
+				ss[sp] = leaves[ins->leaf].state;
+				sc[sp++] = ins->scale;
+				continue;
+			case GO_CONST:
+				r = s->val[sp];
+				rs = s->state[sp];
+				for (int j = 0; j < m; j++)
+					r[j] = ins->value;
+				memset(rs, LEAF_OK, m);
+				sv[sp] = r;
+				ss[sp] = rs;
+				sc[sp++] = ins->scale;
+				continue;
+			case GO_NEG:
+				r = s->val[sp - 1];
+				rs = s->state[sp - 1];
+				x = sv[sp - 1];
+				xs = ss[sp - 1];
+				for (int j = 0; j < m; j++)
+				{
+					rs[j] = xs[j];
+					if (__builtin_sub_overflow((int128) 0, x[j], &r[j]))
+						rs[j] = LEAF_SLOW;
+				}
+				sv[sp - 1] = r;
+				ss[sp - 1] = rs;
+				continue;
+		}
+		/* a binary operator: its result goes to the lower operand's level */
+		sp--;
+		r = s->val[sp - 1];
+		rs = s->state[sp - 1];
+		x = sv[sp - 1];
+		xs = ss[sp - 1];
+		y = sv[sp];
+		ys = ss[sp];
+		fx = sc[sp - 1] == ins->scale || ins->op == GO_MUL ? 1 : gpuhash_fixed_pow10(ins->scale - sc[sp - 1]);
+		fy = sc[sp] == ins->scale || ins->op == GO_MUL ? 1 : gpuhash_fixed_pow10(ins->scale - sc[sp]);
+		for (int j = 0; j < m; j++)
+		{
+			/* a row not fixed-point on one side is computed again the slow way */
+			uint8		st = Max(xs[j], ys[j]);
+			int128		xv = x[j],
+						yv = y[j];
+
+			rs[j] = st;
+			if (st != LEAF_OK)
+				continue;
+			if (xv == (int64) xv && yv == (int64) yv && fx == 1 && fy == 1)
+				r[j] = ins->op == GO_MUL ? (int128) (int64) xv * (int64) yv :
+					ins->op == GO_ADD ? xv + yv : xv - yv;
+			else if ((fx != 1 && __builtin_mul_overflow(xv, fx, &xv)) ||
+					 (fy != 1 && __builtin_mul_overflow(yv, fy, &yv)) ||
+					 (ins->op == GO_MUL ? __builtin_mul_overflow(xv, yv, &r[j]) :
+					  ins->op == GO_ADD ? __builtin_add_overflow(xv, yv, &r[j]) :
+					  __builtin_sub_overflow(xv, yv, &r[j])))
+				rs[j] = LEAF_SLOW;
+		}
+		sv[sp - 1] = r;
+		ss[sp - 1] = rs;
+		sc[sp - 1] = ins->scale;
+	}
+	*out = sv[0];
+	*state = ss[0];
+}
+
 /* Fold one joined row's numeric argument into acc. */
 void
 gpuhash_fixed_fold(const GpuAggSpec *a, GpuAggAcc *acc, const GpuAggRow *row,
 				   MemoryContext acc_cxt, MemoryContext tmp_cxt)
 {
 	int128		v;
-	int128		sum;
 	Datum		d;
 	MemoryContext old;
 
@@ -203,18 +343,7 @@ gpuhash_fixed_fold(const GpuAggSpec *a, GpuAggAcc *acc, const GpuAggRow *row,
 		case EVAL_NULL:
 			return;
 		case EVAL_OK:
-			acc->count++;
-			if (__builtin_add_overflow(acc->wide_sum, v, &sum))
-			{
-				/* the integer sum is full: carry its old value over as a numeric */
-				old = MemoryContextSwitchTo(tmp_cxt);
-				spill_add(acc, gpuhash_fixed_numeric(acc->wide_sum, a->scale), acc_cxt);
-				MemoryContextSwitchTo(old);
-				MemoryContextReset(tmp_cxt);
-				sum = v;
-			}
-			acc->wide_sum = sum;
-			acc->have = true;
+			gpuhash_fixed_add(a, acc, v, acc_cxt, tmp_cxt);
 			return;
 		case EVAL_SLOW:
 			old = MemoryContextSwitchTo(tmp_cxt);

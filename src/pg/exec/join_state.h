@@ -166,6 +166,9 @@ typedef struct GpuJoinState
 	struct GpuAggDict *dicts;	/* per key: text values' numbers (agg_groups.h) */
 	int64	  **inner_key_numbers;	/* per text key of the inner side: by build row, or -1 */
 	MemoryContext agg_tmp_cxt;	/* a numeric value computed the slow way */
+	int			nleaves;		/* columns the numeric arguments read (agg_acc.h) */
+	struct GpuAggLeaf *leaves;
+	struct GpuAggScratch *fixed_scratch;	/* their evaluation over a chunk */
 	bool		agg_folded;		/* the join is folded; rows are emitted */
 	uint64		agg_next;		/* the next group to emit */
 

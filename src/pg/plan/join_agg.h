@@ -66,6 +66,7 @@ typedef struct GpuAggInstr
 	int			col;
 	int64		value;
 	int			scale;
+	int			leaf;			/* executor: a numeric column's slot in the chunk's decoded columns, or -1 */
 } GpuAggInstr;
 
 /* the width of a numeric value, and of text, varchar and bpchar group keys */
