@@ -44,6 +44,10 @@ SELECT q, pg_temp.same_folded(q) FROM (VALUES
   ('SELECT * FROM (SELECT flag, sum(price) AS s FROM sa GROUP BY flag ORDER BY 2 DESC LIMIT 2) x'),
   ('SELECT x, (SELECT sum(qty) FROM sa WHERE n = x) FROM generate_series(-3, 3) x')
 ) AS c(q);
+-- gpuhash.enable_scan_aggregate = off leaves them to PostgreSQL
+SET gpuhash.enable_scan_aggregate = off;
+SELECT pg_temp.folded('SELECT flag, sum(qty) FROM sa GROUP BY flag') AS folded_when_off;
+RESET gpuhash.enable_scan_aggregate;
 -- aggregates of integers alone stay PostgreSQL's, as do other inputs than a Seq Scan
 SELECT count(*) AS folded FROM (VALUES
   ('SELECT flag, count(*), sum(n) FROM sa GROUP BY flag'),

@@ -33,6 +33,7 @@
 #include "numeric_fixed.h"
 
 bool		gpuhash_enable_aggregate = true;
+bool		gpuhash_enable_scan_aggregate = true;
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
 
@@ -780,7 +781,8 @@ make_scan_agg_path(PlannerInfo *root, RelOptInfo *upper, RelOptInfo *input_rel, 
 static bool
 scan_agg_allowed(RelOptInfo *input_rel, const AggShape *shape)
 {
-	return input_rel->reloptkind == RELOPT_BASEREL && input_rel->rtekind == RTE_RELATION &&
+	return gpuhash_enable_scan_aggregate &&
+		input_rel->reloptkind == RELOPT_BASEREL && input_rel->rtekind == RTE_RELATION &&
 		has_numeric_sum(shape->aggs);
 }
 
@@ -999,6 +1001,16 @@ gpuhash_agg_init(void)
 							 "and avg of numeric arithmetic over a query's top join, grouped by "
 							 "integer, date, bool or text columns or not.",
 							 &gpuhash_enable_aggregate,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuhash.enable_scan_aggregate",
+							 "Lets the planner fold a single table's aggregates over its Seq Scan "
+							 "(Custom Scan GpuHashAggregate with no join).",
+							 "Applies when a sum or avg of numeric arithmetic is among them; "
+							 "gpuhash.enable_aggregate off turns this off too.",
+							 &gpuhash_enable_scan_aggregate,
 							 true,
 							 PGC_USERSET,
 							 0,

@@ -58,6 +58,7 @@ enum
 #define GJ_PATH_PRIV_COUNT 7
 
 extern bool gpuhash_enable_aggregate;
+extern bool gpuhash_enable_scan_aggregate;
 extern bool gpuhash_is_join_path(Path *path);
 extern CustomScan *gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids,
 										  CustomPath *best_path, List *tlist,
