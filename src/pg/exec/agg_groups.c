@@ -64,19 +64,31 @@ hash_keys(int nkeys, const int64 *keys, uint8 nullmask)
 	return h;
 }
 
-static void
-grow_slots(GpuAggGroups *g)
+/*
+ * Empty slots for an open-addressing table of nslots (a power of two);
+ * numbers are 32 bits, so 2^32 slots at most.
+ */
+static uint32 *
+new_slots(MemoryContext cxt, uint64 nslots, const char *what)
 {
-	uint64		nslots = g->slots ? (g->mask + 1) * 2 : GROUPS_FIRST_SLOTS;
 	uint32	   *slots;
 
 	if (nslots > ((uint64) 1 << 32))
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("too many groups for a GpuHashAggregate"),
+				 errmsg("too many %s for a GpuHashAggregate", what),
 				 errhint("Set gpuhash.enable_aggregate to off for this query.")));
-	slots = MemoryContextAllocHuge(g->cxt, nslots * sizeof(uint32));
+	slots = MemoryContextAllocHuge(cxt, nslots * sizeof(uint32));
 	memset(slots, 0, nslots * sizeof(uint32));
+	return slots;
+}
+
+static void
+grow_slots(GpuAggGroups *g)
+{
+	uint64		nslots = g->slots ? (g->mask + 1) * 2 : GROUPS_FIRST_SLOTS;
+	uint32	   *slots = new_slots(g->cxt, nslots, "groups");
+
 	for (uint64 i = 0; i < g->ngroups; i++)
 	{
 		uint64		s = *(uint64 *) gpuhash_group_entry(g, (uint32) i) & (nslots - 1);
@@ -195,15 +207,8 @@ static void
 grow_dict(GpuAggDict *d)
 {
 	uint64		nslots = d->slots ? (d->mask + 1) * 2 : GROUPS_FIRST_SLOTS;
-	uint32	   *slots;
+	uint32	   *slots = new_slots(d->cxt, nslots, "distinct group key values");
 
-	if (nslots > ((uint64) 1 << 32))
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("too many distinct group key values for a GpuHashAggregate"),
-				 errhint("Set gpuhash.enable_aggregate to off for this query.")));
-	slots = MemoryContextAllocHuge(d->cxt, nslots * sizeof(uint32));
-	memset(slots, 0, nslots * sizeof(uint32));
 	for (uint32 i = 0; i < d->nvalues; i++)
 	{
 		uint64		s = d->hashes[i] & (nslots - 1);

@@ -158,6 +158,25 @@ column_of(List *tlist, Var *v)
 	return -1;
 }
 
+/* An operator's or a plain function's call: its function and arguments. */
+static bool
+call_of(Expr *e, Oid *fn, List **args)
+{
+	if (IsA(e, OpExpr))
+	{
+		*fn = get_opcode(((OpExpr *) e)->opno);
+		*args = ((OpExpr *) e)->args;
+		return true;
+	}
+	if (IsA(e, FuncExpr) && !((FuncExpr *) e)->funcretset)
+	{
+		*fn = ((FuncExpr *) e)->funcid;
+		*args = ((FuncExpr *) e)->args;
+		return true;
+	}
+	return false;
+}
+
 /* A column of either child, found in its target list. */
 static bool
 compile_column(Var *v, Compile *c, int width, int scale)
@@ -200,17 +219,7 @@ compile_expr(Expr *e, Compile *c)
 		return compile_column((Var *) e, c, width, 0);
 	if (IsA(e, Const))
 		return compile_int_const((Const *) e, c, width);
-	if (IsA(e, OpExpr))
-	{
-		fn = get_opcode(((OpExpr *) e)->opno);
-		args = ((OpExpr *) e)->args;
-	}
-	else if (IsA(e, FuncExpr) && !((FuncExpr *) e)->funcretset)
-	{
-		fn = ((FuncExpr *) e)->funcid;
-		args = ((FuncExpr *) e)->args;
-	}
-	else
+	if (!call_of(e, &fn, &args))
 		return false;
 	if (!function_op(fn, &op) || list_length(args) != (op == GO_NEG || op == GO_CAST ? 1 : 2))
 		return false;
@@ -267,17 +276,7 @@ compile_numeric(Expr *e, Compile *c, int *scale)
 		emit(c, GO_CONST, GPUHASH_NUMERIC, 0, v, *scale, 1);
 		return true;
 	}
-	if (IsA(e, OpExpr))
-	{
-		fn = get_opcode(((OpExpr *) e)->opno);
-		args = ((OpExpr *) e)->args;
-	}
-	else if (IsA(e, FuncExpr) && !((FuncExpr *) e)->funcretset)
-	{
-		fn = ((FuncExpr *) e)->funcid;
-		args = ((FuncExpr *) e)->args;
-	}
-	else
+	if (!call_of(e, &fn, &args))
 		return false;
 	switch (fn)
 	{
