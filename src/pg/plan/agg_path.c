@@ -565,16 +565,15 @@ typedef struct AggShape
 } AggShape;
 
 /*
- * The join's cost without emitting its rows, plus folding them (finding
- * each row's group, then its aggregates) and emitting groups: cheaper than
- * the join under an Aggregate node by what that node would cost.
+ * A GpuHashAggregate path over input (a join's path, or a scan's), at
+ * input_cost plus folding its rows (finding each row's group, then its
+ * aggregates) and emitting groups.
  */
 static CustomPath *
-make_agg_path(PlannerInfo *root, RelOptInfo *upper, CustomPath *join, PathTarget *target,
-			  const AggShape *shape, double groups, bool partial)
+new_agg_path(PlannerInfo *root, RelOptInfo *upper, Path *input, PathTarget *target,
+			 const AggShape *shape, double groups, Cost input_cost)
 {
 	CustomPath *cp = makeNode(CustomPath);
-	double		rows = join->path.rows;
 	double		per_row = list_length(shape->aggs) * 0.25 +
 		list_length(shape->group_exprs) * 0.5;
 
@@ -582,18 +581,32 @@ make_agg_path(PlannerInfo *root, RelOptInfo *upper, CustomPath *join, PathTarget
 	cp->path.parent = upper;
 	cp->path.pathtarget = target;
 	cp->path.param_info = NULL;
-	cp->path.parallel_aware = join->path.parallel_aware;
-	cp->path.parallel_safe = join->path.parallel_safe &&
+	cp->path.parallel_aware = false;
+	cp->path.parallel_safe = input->parallel_safe &&
 		is_parallel_safe(root, (Node *) target->exprs) &&
 		is_parallel_safe(root, (Node *) shape->having);
-	cp->path.parallel_workers = join->path.parallel_workers;
+	cp->path.parallel_workers = input->parallel_workers;
 	cp->path.rows = groups;
-	cp->path.total_cost = join->path.total_cost - rows * cpu_tuple_cost +
-		rows * per_row * cpu_operator_cost +
+	cp->path.total_cost = input_cost + input->rows * per_row * cpu_operator_cost +
 		groups * (cpu_tuple_cost + list_length(shape->having) * cpu_operator_cost);
 	cp->path.startup_cost = cp->path.total_cost;
 	cp->path.pathkeys = NIL;
 	cp->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	return cp;
+}
+
+/*
+ * The join's cost without emitting its rows, plus folding them: cheaper
+ * than the join under an Aggregate node by what that node would cost.
+ */
+static CustomPath *
+make_agg_path(PlannerInfo *root, RelOptInfo *upper, CustomPath *join, PathTarget *target,
+			  const AggShape *shape, double groups, bool partial)
+{
+	CustomPath *cp = new_agg_path(root, upper, &join->path, target, shape, groups,
+								  join->path.total_cost - join->path.rows * cpu_tuple_cost);
+
+	cp->path.parallel_aware = join->path.parallel_aware;
 	cp->custom_paths = join->custom_paths;
 	cp->custom_private = lappend(lappend(list_copy(join->custom_private), join->path.parent),
 								 makeInteger(partial));
@@ -750,25 +763,8 @@ static CustomPath *
 make_scan_agg_path(PlannerInfo *root, RelOptInfo *upper, RelOptInfo *input_rel, Path *scan,
 				   PathTarget *target, const AggShape *shape, double groups, bool partial)
 {
-	CustomPath *cp = makeNode(CustomPath);
-	double		per_row = list_length(shape->aggs) * 0.25 +
-		list_length(shape->group_exprs) * 0.5;
+	CustomPath *cp = new_agg_path(root, upper, scan, target, shape, groups, scan->total_cost);
 
-	cp->path.pathtype = T_CustomScan;
-	cp->path.parent = upper;
-	cp->path.pathtarget = target;
-	cp->path.param_info = NULL;
-	cp->path.parallel_aware = false;
-	cp->path.parallel_safe = scan->parallel_safe &&
-		is_parallel_safe(root, (Node *) target->exprs) &&
-		is_parallel_safe(root, (Node *) shape->having);
-	cp->path.parallel_workers = scan->parallel_workers;
-	cp->path.rows = groups;
-	cp->path.total_cost = scan->total_cost + scan->rows * per_row * cpu_operator_cost +
-		groups * (cpu_tuple_cost + list_length(shape->having) * cpu_operator_cost);
-	cp->path.startup_cost = cp->path.total_cost;
-	cp->path.pathkeys = NIL;
-	cp->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	cp->custom_paths = list_make1(scan);
 	cp->custom_private = list_make4(input_rel, shape->group_exprs, shape->having,
 									makeInteger(partial));
