@@ -19,7 +19,7 @@ CREATE TABLE sa (id int4, flag char(1), status text, d date, qty numeric(15,2),
                  price numeric(15,2), disc numeric(4,2), tax numeric(4,2), n int4, big numeric(40,2));
 INSERT INTO sa SELECT i, CASE WHEN i % 3 = 0 THEN 'A' WHEN i % 3 = 1 THEN 'N' ELSE 'R' END,
                       CASE WHEN i % 10 = 0 THEN NULL ELSE 's' || (i % 4) END,
-                      date '1995-01-01' + i % 1000,
+                      CASE WHEN i % 4999 = 0 THEN NULL WHEN i = 5000 THEN 'infinity'::date WHEN i = 5001 THEN '-infinity'::date ELSE date '1995-01-01' + i % 1000 END,
                       CASE WHEN i % 23 = 0 THEN NULL ELSE i % 50 + 1 END,
                       CASE WHEN i = 777 THEN 'NaN' ELSE (i * 7919 % 100000) / 100.0 END,
                       (i % 11) / 100.0, (i % 9) / 100.0,
@@ -35,7 +35,7 @@ SELECT * FROM pg_temp.plan('SELECT flag, status, sum(qty), avg(price * (1 - disc
 SELECT q, pg_temp.same_folded(q) FROM (VALUES
   ('SELECT flag, status, sum(qty), sum(price), sum(price * (1 - disc)), sum(price * (1 - disc) * (1 + tax)), avg(qty), avg(price), avg(disc), count(*) FROM sa WHERE d <= date ''1997-06-01'' GROUP BY flag, status'),
   ('SELECT sum(price * disc) FROM sa WHERE d >= date ''1995-06-01'' AND d < date ''1996-06-01'' AND disc BETWEEN 0.02 AND 0.05 AND qty < 24'),
-  ('SELECT n, sum(qty), min(n), max(id), count(status) FROM sa GROUP BY n'),
+  ('SELECT n, sum(qty), min(n), max(id), count(status), min(d), max(d) FROM sa GROUP BY n'),
   ('SELECT d, sum(big), avg(big * disc) FROM sa GROUP BY d'),
   ('SELECT status, sum(qty) FROM sa GROUP BY status HAVING sum(qty) > 1000'),
   ('SELECT flag, sum(qty) FROM sa WHERE price IS NULL GROUP BY flag'),
@@ -64,6 +64,7 @@ SELECT q, pg_temp.same_folded(q) FROM (VALUES
   ('SELECT sum(price * disc) FROM sa WHERE d >= date ''1995-06-01'' AND d < date ''1996-06-01'' AND disc BETWEEN 0.02 AND 0.05 AND qty < 24'),
   ('SELECT d, sum(big), avg(big * disc) FROM sa GROUP BY d'),
   ('SELECT status, sum(qty) FROM sa GROUP BY status HAVING sum(qty) > 1000'),
+  ('SELECT flag, sum(price), min(d), max(d) FROM sa GROUP BY flag'),
   ('SELECT sum(v), avg(v), count(*) FROM sa_empty')
 ) AS c(q);
 -- each of them ran with its fold under a Gather

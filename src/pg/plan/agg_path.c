@@ -338,6 +338,7 @@ compile_aggref(Aggref *a, List *outer_tlist, List *inner_tlist)
 	Oid			want;
 	int			argwidth = 0;
 	bool		numeric = false;
+	bool		date_arg = false;
 	List	   *spec;
 
 	if (a->aggorder != NIL || a->aggdistinct != NIL || a->aggfilter != NULL ||
@@ -377,6 +378,12 @@ compile_aggref(Aggref *a, List *outer_tlist, List *inner_tlist)
 		case F_MAX_INT8:
 			kind = GA_MAX;
 			break;
+		case F_MIN_DATE:
+		case F_MAX_DATE:
+			/* a date is its day number, the infinities the int4 extremes: compared as int4 */
+			kind = a->aggfnoid == F_MIN_DATE ? GA_MIN : GA_MAX;
+			date_arg = true;
+			break;
 		case F_AVG_INT2:
 		case F_AVG_INT4:
 			kind = GA_AVG;
@@ -405,6 +412,13 @@ compile_aggref(Aggref *a, List *outer_tlist, List *inner_tlist)
 
 			argwidth = GPUHASH_NUMERIC;
 			if (!compile_numeric(arg, &c, &scale))
+				return NIL;
+		}
+		else if (date_arg)
+		{
+			argwidth = 4;
+			if (!IsA(arg, Var) || exprType((Node *) arg) != DATEOID ||
+				!compile_column((Var *) arg, &c, argwidth, 0))
 				return NIL;
 		}
 		else if (kind == GA_COUNT && IsA(arg, Var) && int_width(exprType((Node *) arg)) == 0)
