@@ -67,6 +67,22 @@ SELECT q, pg_temp.same_folded(q) FROM (VALUES
   ('SELECT flag, sum(price), min(d), max(d) FROM sa GROUP BY flag'),
   ('SELECT sum(v), avg(v), count(*) FROM sa_empty')
 ) AS c(q);
+-- groups past hash_mem (the planner's estimate far too low): each participant
+-- emits its partial groups early and starts them again, with no join and
+-- with one
+CREATE TABLE sa_grow (g int4, k int4, t text, v numeric(10,2)) WITH (autovacuum_enabled = false);
+INSERT INTO sa_grow SELECT i % 10, i % 10, 'x' || (i % 10), i FROM generate_series(1, 1000) i;
+ANALYZE sa_grow;
+INSERT INTO sa_grow SELECT i, i % 100, 'y' || i, i % 1000 FROM generate_series(1, 30000) i;
+CREATE TABLE sa_dim (k int4, w int4);
+INSERT INTO sa_dim SELECT i, i % 7 FROM generate_series(0, 99) i;
+ANALYZE sa_dim;
+SET work_mem = '64kB';
+SELECT q, pg_temp.same_folded(q) FROM (VALUES
+  ('SELECT g, t, sum(v), count(*) FROM sa_grow GROUP BY g, t'),
+  ('SELECT sa_grow.t, sa_dim.w, count(*), sum(sa_grow.v) FROM sa_grow JOIN sa_dim ON sa_grow.k = sa_dim.k GROUP BY sa_grow.t, sa_dim.w')
+) AS c(q);
+RESET work_mem;
 -- each of them ran with its fold under a Gather
 SELECT count(*) AS gathered FROM (VALUES
   ('SELECT flag, status, sum(qty), avg(price) FROM sa WHERE d <= date ''1997-06-01'' GROUP BY flag, status'),

@@ -1044,7 +1044,21 @@ key_datum(int64 v, int width)
 		width == 4 ? Int32GetDatum((int32) v) : Int64GetDatum(v);
 }
 
-/* With no join: fold every row of the child, a batch at a time. */
+/*
+ * Are a partial node's groups past hash_mem?  The table cannot spill, but a
+ * participant's groups are partial states, which the Finalize Aggregate
+ * above combines however many times a group comes: the node emits them
+ * and starts its groups again, so that a group count the planner
+ * underestimated costs extra rows, not memory.
+ */
+static bool
+groups_full(GpuJoinState *gj)
+{
+	return gj->ngroupkeys > 0 && gj->naggs > 0 && gj->aggs[0].partial &&
+		gpuhash_groups_bytes(gj->groups) > (Size) get_hash_memory_limit();
+}
+
+/* With no join: fold the child's rows, a batch at a time, to the end or until the groups are full. */
 static void
 fold_scan(GpuJoinState *gj)
 {
@@ -1066,10 +1080,15 @@ fold_scan(GpuJoinState *gj)
 		INSTR_TIME_SET_CURRENT(start);
 		fold_rows(gj, gj->fold_rows, NULL, gj->outer.nrows);
 		gj->stats.fold_ms += elapsed_ms_since(start);
+		if (groups_full(gj))
+			return;
 	}
 }
 
-/* Run the whole join, folding it into the accumulators. */
+/*
+ * Run the join, folding it into the accumulators: to its end (agg_folded),
+ * or until a partial node's groups are full.
+ */
 static void
 fold_join(GpuJoinState *gj)
 {
@@ -1088,7 +1107,7 @@ fold_join(GpuJoinState *gj)
 	if (gj->scan_only)
 	{
 		fold_scan(gj);
-		gj->agg_folded = true;
+		gj->agg_folded = gj->outer_done;
 		return;
 	}
 	gpuhash_join_ensure_built(gj);
@@ -1103,6 +1122,8 @@ fold_join(GpuJoinState *gj)
 		fold_batch(gj);
 		/* without a helper, the fold fetches the pairs: not its own time */
 		gj->stats.fold_ms += elapsed_ms_since(start) - (gj->stats.probe_ms - probe_ms);
+		if (groups_full(gj))
+			return;
 	}
 	/* done: no longer hold up the other participants' barrier */
 	gpuhash_join_detach(gj);
@@ -1121,10 +1142,27 @@ next_row(GpuJoinState *gj)
 	GpuAggAcc  *accs = gj->acc;
 	MemoryContext old;
 
-	if (!gj->agg_folded)
-		fold_join(gj);
-	if (gj->ngroupkeys == 0 ? gj->agg_next > 0 : gj->agg_next >= gj->groups->ngroups)
-		return NULL;
+	for (;;)
+	{
+		if (!gj->agg_folded && gj->agg_next == 0)
+			fold_join(gj);
+		if (gj->ngroupkeys == 0)
+		{
+			if (gj->agg_next > 0)
+				return NULL;
+			break;
+		}
+		if (gj->agg_next < gj->groups->ngroups)
+			break;
+		if (gj->agg_folded)
+			return NULL;
+		/* the groups emitted early are out: start them again, and fold on */
+		MemoryContextReset(gj->groups->cxt);
+		gpuhash_groups_reset(gj->groups);
+		reset_text_keys(gj);
+		gj->agg_next = 0;
+		gj->stats.flushes++;
+	}
 	ExecClearTuple(slot);
 	for (int c = 0; c < first; c++)
 		slot->tts_isnull[c] = true;

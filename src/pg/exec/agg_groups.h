@@ -62,6 +62,13 @@ gpuhash_dict_value(const GpuAggDict *d, uint32 number)
 	return d->values[number];
 }
 
+/* memory the table's entries and slots take */
+static inline Size
+gpuhash_groups_bytes(const GpuAggGroups *g)
+{
+	return g->entries_cap * g->entry_size + (g->slots ? (g->mask + 1) * sizeof(uint32) : 0);
+}
+
 /* memory one group takes, for the planner's estimate */
 extern Size gpuhash_groups_entry_bytes(int nkeys, Size acc_bytes);
 

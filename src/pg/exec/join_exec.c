@@ -1291,6 +1291,8 @@ explain_scan_only(GpuJoinState *gj, List *context, bool useprefix, ExplainState 
 		ExplainPropertyUInteger("Rows Folded", NULL, gj->stats.outer_rows, es);
 		ExplainPropertyFloat("Read Time", "ms", gj->stats.read_ms, 3, es);
 		ExplainPropertyFloat("Fold Time", "ms", gj->stats.fold_ms, 3, es);
+		if (gj->stats.flushes > 0)
+			ExplainPropertyUInteger("Groups Emitted Early", "times", gj->stats.flushes, es);
 	}
 }
 
@@ -1394,6 +1396,9 @@ gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 								 s->xfer.to_device_ms + s->xfer.from_device_ms);
 			if (s->fold_ms > 0)
 				appendStringInfo(str, ", fold %.3f ms", s->fold_ms);
+			if (s->flushes > 0)
+				appendStringInfo(str, ", groups emitted early %llu times",
+								 (unsigned long long) s->flushes);
 			appendStringInfo(str, ", %llu rows in %llu batches, peak device memory %llu kB\n",
 							 (unsigned long long) s->outer_rows,
 							 (unsigned long long) s->batches,

@@ -35,6 +35,7 @@ typedef struct GpuJoinStats
 	bool		overlapped;		/* ... made by a helper thread */
 	double		probe_wait_ms;	/* ... of which the backend waited for */
 	double		fold_ms;		/* folding aggregates (GpuHashAggregate) */
+	uint64		flushes;		/* ... its partial groups emitted early, past hash_mem */
 	ght_transfer_stats xfer;	/* the probes' copies to and from the GPU */
 	bool		inner_in_table; /* inner values are the table's payloads */
 	uint64		build_rows;
