@@ -48,8 +48,7 @@ typedef struct GpuAggLeaf
 
 /*
  * One joined row as the stores hold it: a by-reference column's Datum is
- * an offset into its side's arena.  With leaves, the row is row j of the
- * chunk they hold.
+ * an offset into its side's arena.
  */
 typedef struct GpuAggRow
 {
@@ -59,8 +58,6 @@ typedef struct GpuAggRow
 	const Datum *iv;
 	const bool *in;
 	const char *iarena;
-	const GpuAggLeaf *leaves;
-	int			j;
 } GpuAggRow;
 
 /* the stack of a chunk's evaluation: a value and a state array per level */
@@ -75,8 +72,8 @@ extern void gpuhash_fixed_chunk(const GpuAggSpec *a, const GpuAggLeaf *leaves, i
 								GpuAggScratch *s, const int128 **out, const uint8 **state);
 extern void gpuhash_fixed_add(const GpuAggSpec *a, GpuAggAcc *acc, int128 v,
 							  MemoryContext acc_cxt, MemoryContext tmp_cxt);
-extern void gpuhash_fixed_fold(const GpuAggSpec *a, GpuAggAcc *acc, const GpuAggRow *row,
-							   MemoryContext acc_cxt, MemoryContext tmp_cxt);
+extern void gpuhash_fixed_fold_slow(const GpuAggSpec *a, GpuAggAcc *acc, const GpuAggRow *row,
+									MemoryContext acc_cxt, MemoryContext tmp_cxt);
 extern Datum gpuhash_fixed_value(const GpuAggSpec *a, const GpuAggAcc *acc, bool *isnull);
 extern Datum gpuhash_int8_sum_state(int64 count, int128 sum);
 #endif

@@ -401,11 +401,62 @@ row_accumulators(GpuJoinState *gj, const Datum *ov, const bool *on, const Datum 
 	return gpuhash_group_acc(gj->groups, gpuhash_groups_find(gj->groups, keys, nulls));
 }
 
+/*
+ * The numeric columns the arguments read, for one joined row, into row 0
+ * of the leaves (the row-at-a-time fold's chunk of one).
+ */
+static void
+decode_row_leaves(GpuJoinState *gj, const GpuAggRow *row)
+{
+#ifdef HAVE_INT128
+	for (int i = 0; i < gj->nleaves; i++)
+	{
+		GpuAggLeaf *lf = &gj->leaves[i];
+		const Datum *vals = lf->op == GO_OUTER ? row->ov : row->iv;
+		const bool *nulls = lf->op == GO_OUTER ? row->on : row->in;
+		const char *arena = lf->op == GO_OUTER ? row->oarena : row->iarena;
+
+		if (nulls[lf->col])
+			lf->state[0] = LEAF_NULL;
+		else if (lf->width != GPUHASH_NUMERIC)
+		{
+			lf->val[0] = datum_int(vals[lf->col], lf->width);
+			lf->state[0] = LEAF_OK;
+		}
+		else
+			lf->state[0] = gpuhash_numeric_fixed(PointerGetDatum(arena + vals[lf->col]),
+												 lf->scale, &lf->val[0]) == FIXED_OK ?
+				LEAF_OK : LEAF_SLOW;
+	}
+#endif
+}
+
+/*
+ * Fold numeric argument a of one joined row, evaluated to v with state
+ * (FixedLeafState), into acc; row is needed only where the state is
+ * LEAF_SLOW.
+ */
+static inline void
+fold_fixed_value(GpuJoinState *gj, const GpuAggSpec *a, GpuAggAcc *acc, uint8 state, int128 v,
+				 const GpuAggRow *row, MemoryContext acc_cxt)
+{
+#ifdef HAVE_INT128
+	if (likely(state == LEAF_OK))
+		gpuhash_fixed_add(a, acc, v, acc_cxt, gj->agg_tmp_cxt);
+	else if (state == LEAF_SLOW)
+		gpuhash_fixed_fold_slow(a, acc, row, acc_cxt, gj->agg_tmp_cxt);
+#endif
+}
+
 /* Fold one joined row into its accumulators accs. */
 static pg_attribute_always_inline void
 fold(GpuJoinState *gj, GpuAggAcc *accs, const Datum *ov, const bool *on, const Datum *iv,
 	 const bool *in)
 {
+	GpuAggRow	row = {ov, on, gj->outer.arena, iv, in, gj->inner.arena};
+
+	if (gj->nleaves > 0)
+		decode_row_leaves(gj, &row);
 	for (int i = 0; i < gj->naggs; i++)
 	{
 		const GpuAggSpec *a = &gj->aggs[i];
@@ -420,9 +471,11 @@ fold(GpuJoinState *gj, GpuAggAcc *accs, const Datum *ov, const bool *on, const D
 #ifdef HAVE_INT128
 		if (a->argwidth == GPUHASH_NUMERIC)
 		{
-			GpuAggRow	row = {ov, on, gj->outer.arena, iv, in, gj->inner.arena, NULL, 0};
+			const int128 *fv;
+			const uint8 *fs;
 
-			gpuhash_fixed_fold(a, acc, &row, acc_context(gj), gj->agg_tmp_cxt);
+			gpuhash_fixed_chunk(a, gj->leaves, 1, gj->fixed_scratch, &fv, &fs);
+			fold_fixed_value(gj, a, acc, fs[0], fv[0], &row, acc_context(gj));
 			continue;
 		}
 #endif
@@ -826,20 +879,20 @@ fold_fixed_rows(GpuJoinState *gj, int i, const uint32 *orow, const uint64 *brow,
 		GpuAggAcc  *acc = group ? (GpuAggAcc *) gpuhash_group_acc(gj->groups, group[j]) + i :
 			&gj->acc[i];
 
-		if (likely(state[j] == LEAF_OK))
-			gpuhash_fixed_add(a, acc, v[j], cxt, gj->agg_tmp_cxt);
-		else if (state[j] == LEAF_SLOW)
+		GpuAggRow	row = {0};
+		Datum		iv[GJ_INLINE_MAX_COLS];
+		bool		in[GJ_INLINE_MAX_COLS];
+
+		if (unlikely(state[j] == LEAF_SLOW))
 		{
 			/* NaN, or too wide for 128 bits: the row again, by numeric functions */
-			const Datum *ov = store_row(os, orow[j]);
-			Datum		iv[GJ_INLINE_MAX_COLS];
-			bool		in[GJ_INLINE_MAX_COLS];
-			GpuAggRow	row = {ov, (const bool *) (ov + os->ncols), os->arena,
-			NULL, NULL, gj->inner.arena, NULL, 0};
-
+			row.ov = store_row(os, orow[j]);
+			row.on = (const bool *) (row.ov + os->ncols);
+			row.oarena = os->arena;
+			row.iarena = gj->inner.arena;
 			inner_columns(gj, orow[j], brow ? brow[j] : 0, iv, in, &row.iv, &row.in);
-			gpuhash_fixed_fold(a, acc, &row, cxt, gj->agg_tmp_cxt);
 		}
+		fold_fixed_value(gj, a, acc, state[j], v[j], &row, cxt);
 	}
 #else
 	elog(ERROR, "gpuhash: numeric aggregates need 128-bit integers");

@@ -24,13 +24,6 @@
 
 #ifdef HAVE_INT128
 
-typedef enum FixedEval
-{
-	EVAL_NULL,
-	EVAL_OK,
-	EVAL_SLOW					/* compute this row with numeric functions */
-} FixedEval;
-
 static inline const Datum *
 side_values(const GpuAggRow *r, const GpuAggInstr *ins, const bool **nulls, const char **arena)
 {
@@ -49,96 +42,6 @@ static inline int64
 int_datum(Datum d, int width)
 {
 	return width == 2 ? DatumGetInt16(d) : width == 4 ? DatumGetInt32(d) : DatumGetInt64(d);
-}
-
-static FixedEval
-eval_fixed(const GpuAggSpec *a, const GpuAggRow *r, int128 *out)
-{
-	int128		st[GPUHASH_AGG_MAX_DEPTH];
-	int			sc[GPUHASH_AGG_MAX_DEPTH];
-	bool		nl[GPUHASH_AGG_MAX_DEPTH];
-	int			sp = 0;
-
-	for (int i = 0; i < a->ninstr; i++)
-	{
-		const GpuAggInstr *ins = &a->prog[i];
-		const bool *nulls;
-		const char *arena;
-		const Datum *vals;
-		int128		x,
-					y;
-
-		switch (ins->op)
-		{
-			case GO_OUTER:
-			case GO_INNER:
-				sc[sp] = ins->scale;
-				if (r->leaves != NULL && ins->leaf >= 0)
-				{
-					const GpuAggLeaf *lf = &r->leaves[ins->leaf];
-
-					if (lf->state[r->j] == LEAF_SLOW)
-						return EVAL_SLOW;
-					nl[sp] = lf->state[r->j] == LEAF_NULL;
-					st[sp++] = lf->val[r->j];
-					continue;
-				}
-				vals = side_values(r, ins, &nulls, &arena);
-				nl[sp] = nulls[ins->col];
-				st[sp] = 0;
-				if (!nl[sp])
-				{
-					if (ins->width != GPUHASH_NUMERIC)
-						st[sp] = int_datum(vals[ins->col], ins->width);
-					else if (gpuhash_numeric_fixed(PointerGetDatum(arena + vals[ins->col]),
-												   ins->scale, &st[sp]) != FIXED_OK)
-						return EVAL_SLOW;
-				}
-				sp++;
-				continue;
-			case GO_CONST:
-				nl[sp] = false;
-				sc[sp] = ins->scale;
-				st[sp++] = ins->value;
-				continue;
-			case GO_NEG:
-				if (__builtin_sub_overflow((int128) 0, st[sp - 1], &st[sp - 1]))
-					return EVAL_SLOW;
-				continue;
-		}
-		sp--;
-		if (nl[sp - 1] || nl[sp])
-		{
-			nl[sp - 1] = true;
-			sc[sp - 1] = ins->scale;
-			continue;
-		}
-		x = st[sp - 1];
-		y = st[sp];
-		if (ins->op == GO_MUL)
-		{
-			/* two 64-bit factors cannot overflow 128 bits */
-			if (x == (int64) x && y == (int64) y)
-				st[sp - 1] = (int128) (int64) x * (int64) y;
-			else if (__builtin_mul_overflow(x, y, &st[sp - 1]))
-				return EVAL_SLOW;
-		}
-		else
-		{
-			if ((sc[sp - 1] != ins->scale &&
-				 !gpuhash_fixed_rescale(x, sc[sp - 1], ins->scale, &x)) ||
-				(sc[sp] != ins->scale && !gpuhash_fixed_rescale(y, sc[sp], ins->scale, &y)))
-				return EVAL_SLOW;
-			if (x == (int64) x && y == (int64) y)
-				st[sp - 1] = ins->op == GO_ADD ? x + y : x - y;
-			else if (ins->op == GO_ADD ? __builtin_add_overflow(x, y, &st[sp - 1]) :
-					 __builtin_sub_overflow(x, y, &st[sp - 1]))
-				return EVAL_SLOW;
-		}
-		sc[sp - 1] = ins->scale;
-	}
-	*out = st[0];
-	return nl[0] ? EVAL_NULL : EVAL_OK;
 }
 
 /*
@@ -235,7 +138,7 @@ gpuhash_fixed_add(const GpuAggSpec *a, GpuAggAcc *acc, int128 v, MemoryContext a
  * leaves: each instruction runs over every row in a loop of its own, so
  * that what the interpreter decides per row is decided once a chunk.
  * *out and *state point at the result (state: FixedLeafState); a row whose
- * state is LEAF_SLOW is left to gpuhash_fixed_fold.
+ * state is LEAF_SLOW is left to gpuhash_fixed_fold_slow.
  */
 void
 gpuhash_fixed_chunk(const GpuAggSpec *a, const GpuAggLeaf *leaves, int m, GpuAggScratch *s,
@@ -329,33 +232,25 @@ gpuhash_fixed_chunk(const GpuAggSpec *a, const GpuAggLeaf *leaves, int m, GpuAgg
 	*state = ss[0];
 }
 
-/* Fold one joined row's numeric argument into acc. */
+/*
+ * Fold one joined row's numeric argument, which the fixed-point evaluation
+ * could not carry (LEAF_SLOW), into acc: computed by PostgreSQL's numeric
+ * functions and added to the numeric sum.
+ */
 void
-gpuhash_fixed_fold(const GpuAggSpec *a, GpuAggAcc *acc, const GpuAggRow *row,
-				   MemoryContext acc_cxt, MemoryContext tmp_cxt)
+gpuhash_fixed_fold_slow(const GpuAggSpec *a, GpuAggAcc *acc, const GpuAggRow *row,
+						MemoryContext acc_cxt, MemoryContext tmp_cxt)
 {
-	int128		v;
+	MemoryContext old = MemoryContextSwitchTo(tmp_cxt);
 	Datum		d;
-	MemoryContext old;
 
-	switch (eval_fixed(a, row, &v))
+	if (eval_numeric(a, row, &d))
 	{
-		case EVAL_NULL:
-			return;
-		case EVAL_OK:
-			gpuhash_fixed_add(a, acc, v, acc_cxt, tmp_cxt);
-			return;
-		case EVAL_SLOW:
-			old = MemoryContextSwitchTo(tmp_cxt);
-			if (eval_numeric(a, row, &d))
-			{
-				acc->count++;
-				spill_add(acc, d, acc_cxt);
-			}
-			MemoryContextSwitchTo(old);
-			MemoryContextReset(tmp_cxt);
-			return;
+		acc->count++;
+		spill_add(acc, d, acc_cxt);
 	}
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(tmp_cxt);
 }
 
 /* The exact sum of what acc holds (count > 0). */
