@@ -509,23 +509,36 @@ store_row(const GpuhashStore *st, uint64 row)
 	return (const Datum *) (st->rows + row * st->stride);
 }
 
+/* The key of batch row orow (a left join's rows with NULL keys have none). */
+static inline uint64
+key_index(const GpuJoinState *gj, uint64 orow)
+{
+	return gj->row_key ? gj->row_key[orow] : orow;
+}
+
 /*
  * The inner columns of a joined row: from the table when it keeps them (the
  * key equals the probe key; the other column is the payload), else from
- * the build row.
+ * the build row; all NULL for a left join's row that matched nothing.
  */
 static inline void
-inner_columns(GpuJoinState *gj, uint64 orow, uint64 brow, Datum *iv, bool *in,
+inner_columns(GpuJoinState *gj, uint64 orow, uint64 brow, bool matched, Datum *iv, bool *in,
 			  const Datum **ivp, const bool **inp)
 {
-	if (gj->inner_in_table)
+	if (!matched)
+	{
+		*ivp = gj->null_inner;
+		*inp = gj->null_inner_flags;
+	}
+	else if (gj->inner_in_table)
 	{
 		for (int c = 0; c < gj->n_inner; c++)
 		{
 			iv[c] = c == gj->inner_val ?
 				gpuhash_payload_datum(brow, gj->payload_width) :
 				gpuhash_inner_key_datum(gj, c,
-										gpuhash_key_at(gj->outer_keys->ptr, gj->key_width, orow));
+										gpuhash_key_at(gj->outer_keys->ptr, gj->key_width,
+													   key_index(gj, orow)));
 			in[c] = false;
 		}
 		*ivp = iv;
@@ -575,6 +588,12 @@ gather_column(GpuJoinState *gj, const GpuAggInstr *ins, const uint32 *orows,
 			v[j] = sign_extend(row[ins->col], w);
 		}
 	}
+	else if (brows == NULL)
+	{
+		/* a left join's rows that matched nothing */
+		memset(v, 0, n * sizeof(int64));
+		memset(isnull, 1, n);
+	}
 	else if (!gj->inner_in_table)
 	{
 		const GpuhashStore *st = &gj->inner;
@@ -602,7 +621,7 @@ gather_column(GpuJoinState *gj, const GpuAggInstr *ins, const uint32 *orows,
 		for (int j = 0; j < n; j++)
 			v[j] = gpuhash_inner_key_value(gj, ins->col,
 										   gpuhash_key_at(gj->outer_keys->ptr, gj->key_width,
-														  orows[j]));
+														  key_index(gj, orows[j])));
 		memset(isnull, 0, n);
 	}
 }
@@ -633,7 +652,7 @@ arg_values(GpuJoinState *gj, const GpuAggSpec *a, const uint32 *orow, const uint
 			const Datum *ivp;
 			const bool *inp;
 
-			inner_columns(gj, orow[j], brow ? brow[j] : 0, iv, in, &ivp, &inp);
+			inner_columns(gj, orow[j], brow ? brow[j] : 0, brow != NULL, iv, in, &ivp, &inp);
 			vnull[j] = !eval_program(a, ov, (const bool *) (ov + os->ncols), ivp, inp, &v[j]);
 		}
 		return;
@@ -762,6 +781,13 @@ gather_text_key(GpuJoinState *gj, int k, const uint32 *orows, const uint64 *brow
 	const GpuhashStore *st = key->op == GO_OUTER ? &gj->outer : &gj->inner;
 	int64	   *known = NULL;
 
+	if (key->op == GO_INNER && brows == NULL)
+	{
+		/* a left join's rows that matched nothing */
+		memset(v, 0, n * sizeof(int64));
+		memset(isnull, 1, n);
+		return;
+	}
 	if (key->op == GO_INNER)
 	{
 		/* by-reference inner columns keep the build rows (set_inline_ok) */
@@ -842,6 +868,12 @@ decode_leaves(GpuJoinState *gj, const uint32 *orow, const uint64 *brow, int m)
 			}
 			continue;
 		}
+		if (lf->op == GO_INNER && brow == NULL)
+		{
+			/* a left join's rows that matched nothing */
+			memset(lf->state, LEAF_NULL, m);
+			continue;
+		}
 		for (int j = 0; j < m; j++)
 		{
 			const Datum *row = store_row(st, lf->op == GO_OUTER ? orow[j] : brow[j]);
@@ -890,7 +922,7 @@ fold_fixed_rows(GpuJoinState *gj, int i, const uint32 *orow, const uint64 *brow,
 			row.on = (const bool *) (row.ov + os->ncols);
 			row.oarena = os->arena;
 			row.iarena = gj->inner.arena;
-			inner_columns(gj, orow[j], brow ? brow[j] : 0, iv, in, &row.iv, &row.in);
+			inner_columns(gj, orow[j], brow ? brow[j] : 0, brow != NULL, iv, in, &row.iv, &row.in);
 		}
 		fold_fixed_value(gj, a, acc, state[j], v[j], &row, cxt);
 	}
@@ -942,6 +974,129 @@ fold_rows(GpuJoinState *gj, const uint32 *orows, const uint64 *brows, uint64 n)
 	}
 }
 
+/*
+ * A left join's batch: where the fold reads the outer rows, and the keys of
+ * those rows (an inner column kept in the table is read through its key).
+ * Rows with a NULL key have no key and match nothing.
+ */
+static uint32 *
+left_batch_rows(GpuJoinState *gj)
+{
+	if (gj->fold_rows == NULL)
+		gj->fold_rows = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows * sizeof(uint32));
+	if (gj->row_key == NULL)
+		gj->row_key = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows * sizeof(uint32));
+	for (uint64 k = 0; k < gj->nkeys; k++)
+		gj->row_key[gj->key_row[k]] = (uint32) k;
+	return gj->fold_rows;
+}
+
+/*
+ * A left join's outer row that no pair matched, null-extended, through the
+ * filter above the join.
+ */
+static bool
+unmatched_row_passes(GpuJoinState *gj, uint64 orow)
+{
+	ExprContext *econtext = gj->css.ss.ps.ps_ExprContext;
+	bool		ok;
+
+	if (gj->row_qual == NULL)
+		return true;
+	econtext->ecxt_scantuple = gpuhash_join_scan_tuple(gj, orow, false, 0, 0);
+	ok = ExecQual(gj->row_qual, econtext);
+	ResetExprContext(econtext);
+	return ok;
+}
+
+/*
+ * A left join's batch, row by row: a pair counts as a match when the other
+ * join clauses hold, and is folded when the filter above the join passes
+ * it; then the outer rows that nothing matched, null-extended.
+ */
+static void
+fold_left_filtered(GpuJoinState *gj)
+{
+	const GpuhashStore *os = &gj->outer;
+	ExprContext *econtext = gj->css.ss.ps.ps_ExprContext;
+
+	(void) left_batch_rows(gj);
+	while (gpuhash_join_next_pairs(gj))
+	{
+		for (uint64 j = 0; j < gj->npairs; j++)
+		{
+			uint64		orow = gj->key_row[gj->pidx[j]];
+			const Datum *ov = store_row(os, orow);
+			Datum		iv[GJ_INLINE_MAX_COLS];
+			bool		in[GJ_INLINE_MAX_COLS];
+			const Datum *ivp;
+			const bool *inp;
+			bool		ok;
+
+			if ((j & 0xFFFF) == 0xFFFF)
+				CHECK_FOR_INTERRUPTS();
+			econtext->ecxt_scantuple = gpuhash_join_scan_tuple(gj, orow, true, gj->pidx[j],
+															   gj->brow[j]);
+			if (gj->join_qual != NULL && !ExecQual(gj->join_qual, econtext))
+			{
+				ResetExprContext(econtext);
+				continue;
+			}
+			gj->row_match[orow] = 1;
+			ok = gj->row_qual == NULL || ExecQual(gj->row_qual, econtext);
+			ResetExprContext(econtext);
+			if (!ok)
+				continue;
+			inner_columns(gj, orow, gj->brow[j], true, iv, in, &ivp, &inp);
+			fold(gj, row_accumulators(gj, ov, (const bool *) (ov + os->ncols), ivp, inp),
+				 ov, (const bool *) (ov + os->ncols), ivp, inp);
+		}
+	}
+	for (uint64 r = 0; r < os->nrows; r++)
+	{
+		const Datum *ov;
+
+		if (gj->row_match[r])
+			continue;
+		if ((r & 0xFFFF) == 0xFFFF)
+			CHECK_FOR_INTERRUPTS();
+		if (!unmatched_row_passes(gj, r))
+			continue;
+		ov = store_row(os, r);
+		fold(gj, row_accumulators(gj, ov, (const bool *) (ov + os->ncols), gj->null_inner,
+								  gj->null_inner_flags),
+			 ov, (const bool *) (ov + os->ncols), gj->null_inner, gj->null_inner_flags);
+	}
+}
+
+/*
+ * A left join's batch with no other clauses: its pairs, a chunk at a time,
+ * then the outer rows that no pair matched, null-extended.
+ */
+static void
+fold_left(GpuJoinState *gj)
+{
+	const GpuhashStore *os = &gj->outer;
+	uint32	   *rows = left_batch_rows(gj);
+	uint64		n = 0;
+
+	while (gpuhash_join_next_pairs(gj))
+	{
+		for (uint64 j = 0; j < gj->npairs; j++)
+		{
+			rows[j] = gj->key_row[gj->pidx[j]];
+			gj->row_match[rows[j]] = 1;
+		}
+		fold_rows(gj, rows, gj->brow, gj->npairs);
+	}
+	for (uint64 r = 0; r < os->nrows; r++)
+	{
+		rows[n] = (uint32) r;
+		n += gj->row_match[r] == 0;
+	}
+	fold_rows(gj, rows, NULL, n);
+}
+
 /* Fold the matches of the current batch, row by row through the join's clauses. */
 static void
 fold_filtered(GpuJoinState *gj)
@@ -965,7 +1120,7 @@ fold_filtered(GpuJoinState *gj)
 					CHECK_FOR_INTERRUPTS();
 				if (!row_passes(gj, orow, true, orow, gj->brow[j]))
 					continue;
-				inner_columns(gj, orow, gj->brow[j], iv, in, &ivp, &inp);
+				inner_columns(gj, orow, gj->brow[j], true, iv, in, &ivp, &inp);
 				fold(gj, row_accumulators(gj, ov, (const bool *) (ov + os->ncols), ivp, inp),
 					 ov, (const bool *) (ov + os->ncols), ivp, inp);
 			}
@@ -1001,6 +1156,14 @@ fold_batch(GpuJoinState *gj)
 	uint64		n = 0;
 	bool		want = gj->jointype == JOIN_SEMI;
 
+	if (gj->jointype == JOIN_LEFT)
+	{
+		if (gj->join_qual != NULL || gj->row_qual != NULL)
+			fold_left_filtered(gj);
+		else
+			fold_left(gj);
+		return;
+	}
 	if ((gj->jointype == JOIN_INNER && gj->join_qual != NULL) || gj->row_qual != NULL)
 	{
 		fold_filtered(gj);
@@ -1164,6 +1327,15 @@ fold_join(GpuJoinState *gj)
 		return;
 	}
 	gpuhash_join_ensure_built(gj);
+	if (gj->jointype == JOIN_LEFT && gj->null_inner == NULL)
+	{
+		int			n = Max(Max(gj->n_inner, gj->inner.ncols), 1);
+		bool	   *flags = MemoryContextAlloc(gj->batch_cxt, n * sizeof(bool));
+
+		memset(flags, 1, n * sizeof(bool));
+		gj->null_inner = MemoryContextAllocZero(gj->batch_cxt, n * sizeof(Datum));
+		gj->null_inner_flags = flags;
+	}
 	while (!gj->outer_done)
 	{
 		gpuhash_join_load_batch(gj);

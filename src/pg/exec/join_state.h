@@ -136,7 +136,10 @@ typedef struct GpuJoinState
 	uint64		pos;
 	GpuhashRes *found;			/* ght_contains output, a byte per key */
 	uint8	   *row_match;		/* semi/anti/left: per batch row */
-	uint32	   *fold_rows;		/* semi/anti aggregates: matching batch rows */
+	uint32	   *fold_rows;		/* semi/anti/left aggregates: batch rows to fold */
+	uint32	   *row_key;		/* left aggregates: key of each batch row (key_row's inverse) */
+	const Datum *null_inner;	/* left aggregates: a null-extended row's inner columns */
+	const bool *null_inner_flags;
 	uint64		row_pos;
 
 	/*

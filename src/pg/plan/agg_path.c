@@ -668,24 +668,6 @@ groups_of(PlannerInfo *root, const AggShape *shape, double rows)
 }
 
 /*
- * A GpuHashJoin path of rel, under its projection if it has one.  Not a
- * left join's: the folding follows the matches and never sees the
- * null-extended rows.
- */
-static CustomPath *
-join_path_of(Path *p, RelOptInfo *rel)
-{
-	/* the joined columns are read from the join, not its projection */
-	if (IsA(p, ProjectionPath))
-		p = ((ProjectionPath *) p)->subpath;
-	if (!gpuhash_is_join_path(p) || p->parent != rel)
-		return NULL;
-	if (intVal(lfourth(((CustomPath *) p)->custom_private)) == JOIN_LEFT)
-		return NULL;
-	return (CustomPath *) p;
-}
-
-/*
  * Finalize Aggregate over Gather: plain without GROUP BY; with it hashed,
  * or sorted above a Sort, as the grouping allows (the node's groups come in
  * no order).
@@ -821,6 +803,25 @@ add_parallel_scan_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grou
 }
 
 /*
+ * A participant's groups when every group key is a column of the outer
+ * side: no more than the distinct keys of its share of the outer rows, which
+ * is split among the participants (the inner side is joined whole).  Group
+ * keys unique per outer row, such as q13's c_custkey, would otherwise be
+ * counted once per participant, a Gather that many times too large.  -1
+ * when the keys are not all the outer side's.
+ */
+static double
+outer_share_groups(PlannerInfo *root, const AggShape *shape, CustomPath *join)
+{
+	Path	   *outer = linitial(join->custom_paths);
+
+	if (shape->group_exprs == NIL ||
+		!bms_is_subset(pull_varnos(root, (Node *) shape->group_exprs), outer->parent->relids))
+		return -1;
+	return estimate_num_groups(root, shape->group_exprs, outer->rows, NULL, NULL);
+}
+
+/*
  * Parallel: Finalize Aggregate over Gather over a partial path per
  * participant.  PostgreSQL 15 offers extensions no hook for partial
  * aggregation paths, so the chain is made here, as PostgreSQL makes its
@@ -841,17 +842,21 @@ add_parallel_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_r
 	if (partial_rel->reltarget == NULL ||
 		(shape.aggs = target_aggrefs(partial_rel->reltarget->exprs, group_exprs)) == NIL)
 		return;
-	foreach(lc, input_rel->partial_pathlist)
+	foreach(lc, gpuhash_join_paths_of(input_rel, true))
 	{
-		CustomPath *join = join_path_of(lfirst(lc), input_rel);
+		CustomPath *join = lfirst(lc);
 		CustomPath *partial;
 		Path	   *gather;
 		double		groups;
+		double		share;
 		double		rows;
 
-		if (join == NULL || !aggs_compile_for(&shape, join) ||
+		if (!aggs_compile_for(&shape, join) ||
 			(groups = groups_of(root, &shape, join->path.rows)) < 0)
 			continue;
+		share = outer_share_groups(root, &shape, join);
+		if (share >= 0)
+			groups = Min(groups, share);
 		partial = make_agg_path(root, partial_rel, join, partial_rel->reltarget, &shape,
 								groups, true);
 		if (!partial->path.parallel_safe)
@@ -893,12 +898,12 @@ gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *inpu
 								shape.group_exprs);
 	if (shape.aggs == NIL)
 		return;
-	foreach(lc, input_rel->pathlist)
+	foreach(lc, gpuhash_join_paths_of(input_rel, false))
 	{
-		CustomPath *join = join_path_of(lfirst(lc), input_rel);
+		CustomPath *join = lfirst(lc);
 		double		groups;
 
-		if (join != NULL && !join->path.parallel_aware && aggs_compile_for(&shape, join) &&
+		if (aggs_compile_for(&shape, join) &&
 			(groups = groups_of(root, &shape, join->path.rows)) >= 0)
 			add_path(output_rel, &make_agg_path(root, output_rel, join, output_rel->reltarget,
 												&shape, groups, false)->path);

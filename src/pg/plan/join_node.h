@@ -60,6 +60,7 @@ enum
 extern bool gpuhash_enable_aggregate;
 extern bool gpuhash_enable_scan_aggregate;
 extern bool gpuhash_is_join_path(Path *path);
+extern List *gpuhash_join_paths_of(RelOptInfo *rel, bool partial);
 extern CustomScan *gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids,
 										  CustomPath *best_path, List *tlist,
 										  List *custom_plans, List **otherquals);

@@ -29,6 +29,7 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/planmain.h"
+#include "optimizer/planner.h"
 #include "optimizer/restrictinfo.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
@@ -52,6 +53,16 @@ bool		gpuhash_chain_batches = true;
 bool		gpuhash_overlap_probes = true;
 
 static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
+static planner_hook_type prev_planner_hook = NULL;
+
+/*
+ * Copies of the GpuHashJoin paths made while planning the current query.
+ * add_path keeps a join path only when it is the cheapest join there, and
+ * frees it otherwise; but a join that PostgreSQL's hash join beats may
+ * still win once GpuHashAggregate folds the aggregation above it, which
+ * only create_upper_paths_hook can tell.  The copies let it see them.
+ */
+static List *made_join_paths = NIL;
 
 static Plan *plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 						   List *tlist, List *clauses, List *custom_plans);
@@ -501,6 +512,70 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 	return cp;
 }
 
+/*
+ * Offer cp to joinrel, keeping a copy for GpuHashAggregate.  Not under
+ * GEQO, which frees its join relations between tries.
+ */
+static void
+add_join_path(PlannerInfo *root, RelOptInfo *joinrel, CustomPath *cp)
+{
+	if (root->join_search_private == NULL)
+	{
+		CustomPath *copy = makeNode(CustomPath);
+
+		memcpy(copy, cp, sizeof(CustomPath));
+		made_join_paths = lappend(made_join_paths, copy);
+	}
+	if (cp->path.parallel_aware)
+		add_partial_path(joinrel, &cp->path);
+	else
+		add_path(joinrel, &cp->path);
+}
+
+/*
+ * The GpuHashJoin paths made for rel in this planning, partial ones or the
+ * others, whether or not add_path kept them.
+ */
+List *
+gpuhash_join_paths_of(RelOptInfo *rel, bool partial)
+{
+	List	   *paths = NIL;
+	ListCell   *lc;
+
+	foreach(lc, made_join_paths)
+	{
+		Path	   *p = lfirst(lc);
+
+		if (p->parent == rel && p->parallel_aware == partial)
+			paths = lappend(paths, p);
+	}
+	return paths;
+}
+
+/* Each planning, nested ones too, keeps its own made_join_paths. */
+static PlannedStmt *
+gpuhash_planner(Query *parse, const char *query_string, int cursor_options,
+				ParamListInfo bound_params)
+{
+	List	   *outer_paths = made_join_paths;
+	PlannedStmt *result;
+
+	made_join_paths = NIL;
+	PG_TRY();
+	{
+		if (prev_planner_hook)
+			result = prev_planner_hook(parse, query_string, cursor_options, bound_params);
+		else
+			result = standard_planner(parse, query_string, cursor_options, bound_params);
+	}
+	PG_FINALLY();
+	{
+		made_join_paths = outer_paths;
+	}
+	PG_END_TRY();
+	return result;
+}
+
 static void
 gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 				  RelOptInfo *innerrel, JoinType jointype, JoinPathExtraData *extra)
@@ -545,8 +620,8 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	else
 		return;
 
-	add_path(joinrel, (Path *) make_path(root, joinrel, jointype, extra, &keys,
-										 outer, inner, dev, false, false));
+	add_join_path(root, joinrel, make_path(root, joinrel, jointype, extra, &keys,
+										   outer, inner, dev, false, false));
 
 	/*
 	 * Parallel: the outer side split among the participants; the inner side
@@ -561,9 +636,9 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 
 		if (pouter->parallel_safe && pinner->parallel_safe &&
 			PATH_REQ_OUTER(pouter) == NULL && PATH_REQ_OUTER(pinner) == NULL)
-			add_partial_path(joinrel, (Path *) make_path(root, joinrel, jointype, extra, &keys,
-														 pouter, pinner, dev, true,
-														 innerrel->partial_pathlist != NIL));
+			add_join_path(root, joinrel, make_path(root, joinrel, jointype, extra, &keys,
+												   pouter, pinner, dev, true,
+												   innerrel->partial_pathlist != NIL));
 	}
 }
 
@@ -838,4 +913,6 @@ gpuhash_join_init(void)
 	RegisterCustomScanMethods(&gpu_join_scan_methods);
 	prev_join_pathlist_hook = set_join_pathlist_hook;
 	set_join_pathlist_hook = gpu_join_pathlist;
+	prev_planner_hook = planner_hook;
+	planner_hook = gpuhash_planner;
 }
