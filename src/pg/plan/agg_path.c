@@ -668,6 +668,34 @@ groups_of(PlannerInfo *root, const AggShape *shape, double rows)
 }
 
 /*
+ * The GpuHashJoin paths of rel to fold over, partial ones or the others:
+ * every one made for it in this planning (join_path.c keeps them, also those
+ * add_path dropped), or, where none were kept (under GEQO), those left in
+ * its path list, under their projections if they have one.
+ */
+static List *
+join_paths_of(RelOptInfo *rel, bool partial)
+{
+	List	   *made = gpuhash_join_paths_of(rel, partial);
+	List	   *kept = NIL;
+	ListCell   *lc;
+
+	if (made != NIL)
+		return made;
+	foreach(lc, partial ? rel->partial_pathlist : rel->pathlist)
+	{
+		Path	   *p = lfirst(lc);
+
+		/* the joined columns are read from the join, not its projection */
+		if (IsA(p, ProjectionPath))
+			p = ((ProjectionPath *) p)->subpath;
+		if (gpuhash_is_join_path(p) && p->parent == rel && p->parallel_aware == partial)
+			kept = lappend(kept, p);
+	}
+	return kept;
+}
+
+/*
  * Finalize Aggregate over Gather: plain without GROUP BY; with it hashed,
  * or sorted above a Sort, as the grouping allows (the node's groups come in
  * no order).
@@ -842,7 +870,7 @@ add_parallel_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_r
 	if (partial_rel->reltarget == NULL ||
 		(shape.aggs = target_aggrefs(partial_rel->reltarget->exprs, group_exprs)) == NIL)
 		return;
-	foreach(lc, gpuhash_join_paths_of(input_rel, true))
+	foreach(lc, join_paths_of(input_rel, true))
 	{
 		CustomPath *join = lfirst(lc);
 		CustomPath *partial;
@@ -898,7 +926,7 @@ gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *inpu
 								shape.group_exprs);
 	if (shape.aggs == NIL)
 		return;
-	foreach(lc, gpuhash_join_paths_of(input_rel, false))
+	foreach(lc, join_paths_of(input_rel, false))
 	{
 		CustomPath *join = lfirst(lc);
 		double		groups;
