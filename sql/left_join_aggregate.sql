@@ -66,6 +66,15 @@ SELECT ord, pg_temp.same_folded(q) FROM left_cases ORDER BY ord;
 RESET parallel_setup_cost; RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size; RESET max_parallel_workers_per_gather;
 
+-- under GEQO, which frees its join relations between tries, no paths are
+-- kept aside: the fold is offered over the join paths left in the path list
+SET geqo_threshold = 2;
+SET max_parallel_workers_per_gather = 0;
+SELECT * FROM pg_temp.plan((SELECT q FROM left_cases WHERE ord = 1));
+SELECT ord, pg_temp.same_folded(q) FROM left_cases WHERE ord IN (1, 2, 7) ORDER BY ord;
+RESET geqo_threshold;
+RESET max_parallel_workers_per_gather;
+
 -- the unmatched rows counted by EXPLAIN ANALYZE's fold, by hand: every lf
 -- row comes out once at least
 SET max_parallel_workers_per_gather = 0;

@@ -667,6 +667,44 @@ groups_of(PlannerInfo *root, const AggShape *shape, double rows)
 	return bytes > (double) get_hash_memory_limit() ? -1 : groups;
 }
 
+/* rel's GpuHashJoin paths that add_path kept, partial ones or the others */
+static List *
+kept_join_paths(RelOptInfo *rel, bool partial)
+{
+	List	   *kept = NIL;
+	ListCell   *lc;
+
+	foreach(lc, partial ? rel->partial_pathlist : rel->pathlist)
+	{
+		Path	   *p = lfirst(lc);
+
+		/* the joined columns are read from the join, not its projection */
+		if (IsA(p, ProjectionPath))
+			p = ((ProjectionPath *) p)->subpath;
+		if (gpuhash_is_join_path(p) && p->parent == rel && p->parallel_aware == partial)
+			kept = lappend(kept, p);
+	}
+	return kept;
+}
+
+/*
+ * The GpuHashJoin paths of rel to fold over, partial ones or the others:
+ * those add_path kept in its path lists; or, when PostgreSQL's own joins
+ * displaced every one of them from both lists, all that were made for rel
+ * in this planning (join_path.c keeps them aside; none under GEQO).  Only
+ * then: where one of ours won a list, the others lost to it on the same
+ * terms, and a loser's fold was seen to win on a cost that did not hold (W5,
+ * run 69: a partial path of two workers chosen over the kept one of five,
+ * 0.30 s becoming 1.02 s).
+ */
+static List *
+join_paths_of(RelOptInfo *rel, bool partial)
+{
+	if (kept_join_paths(rel, false) != NIL || kept_join_paths(rel, true) != NIL)
+		return kept_join_paths(rel, partial);
+	return gpuhash_join_paths_of(rel, partial);
+}
+
 /*
  * Finalize Aggregate over Gather: plain without GROUP BY; with it hashed,
  * or sorted above a Sort, as the grouping allows (the node's groups come in
@@ -842,7 +880,7 @@ add_parallel_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_r
 	if (partial_rel->reltarget == NULL ||
 		(shape.aggs = target_aggrefs(partial_rel->reltarget->exprs, group_exprs)) == NIL)
 		return;
-	foreach(lc, gpuhash_join_paths_of(input_rel, true))
+	foreach(lc, join_paths_of(input_rel, true))
 	{
 		CustomPath *join = lfirst(lc);
 		CustomPath *partial;
@@ -898,7 +936,7 @@ gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *inpu
 								shape.group_exprs);
 	if (shape.aggs == NIL)
 		return;
-	foreach(lc, gpuhash_join_paths_of(input_rel, false))
+	foreach(lc, join_paths_of(input_rel, false))
 	{
 		CustomPath *join = lfirst(lc);
 		double		groups;
