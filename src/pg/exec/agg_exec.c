@@ -974,39 +974,70 @@ fold_rows(GpuJoinState *gj, const uint32 *orows, const uint64 *brows, uint64 n)
 	}
 }
 
-/*
- * A left join's batch: where the fold reads the outer rows, and the keys of
- * those rows (an inner column kept in the table is read through its key).
- * Rows with a NULL key have no key and match nothing.
- */
+/* Room for a batch's row numbers (gj->fold_rows), made once. */
 static uint32 *
-left_batch_rows(GpuJoinState *gj)
+fold_row_buffer(GpuJoinState *gj)
 {
 	if (gj->fold_rows == NULL)
 		gj->fold_rows = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows * sizeof(uint32));
+	return gj->fold_rows;
+}
+
+/* The batch's rows whose match flag is want, listed in gj->fold_rows; how many. */
+static uint64
+flagged_rows(GpuJoinState *gj, bool want)
+{
+	uint32	   *rows = fold_row_buffer(gj);
+	uint64		n = 0;
+
+	for (uint64 r = 0; r < gj->outer.nrows; r++)
+	{
+		rows[n] = (uint32) r;
+		n += (gj->row_match[r] != 0) == want;
+	}
+	return n;
+}
+
+/*
+ * Row by row through the join's other clauses and filter (row_passes), the
+ * batch's rows whose match flag is want: a semi join's matched rows, an anti
+ * join's unmatched ones, or a left join's, null-extended (gj->null_inner;
+ * NULL for semi and anti joins, whose aggregates read no inner column).
+ */
+static void
+fold_flagged_filtered(GpuJoinState *gj, bool want)
+{
+	const GpuhashStore *os = &gj->outer;
+
+	for (uint64 r = 0; r < os->nrows; r++)
+	{
+		const Datum *ov;
+
+		if ((gj->row_match[r] != 0) != want)
+			continue;
+		if ((r & 0xFFFF) == 0xFFFF)
+			CHECK_FOR_INTERRUPTS();
+		if (!row_passes(gj, r, false, 0, 0))
+			continue;
+		ov = store_row(os, r);
+		fold(gj, row_accumulators(gj, ov, (const bool *) (ov + os->ncols), gj->null_inner,
+								  gj->null_inner_flags),
+			 ov, (const bool *) (ov + os->ncols), gj->null_inner, gj->null_inner_flags);
+	}
+}
+
+/*
+ * A left join's batch: the key of each row, through which an inner column
+ * kept in the table is read (rows with a NULL key have none and match
+ * nothing).
+ */
+static void
+left_row_keys(GpuJoinState *gj)
+{
 	if (gj->row_key == NULL)
 		gj->row_key = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows * sizeof(uint32));
 	for (uint64 k = 0; k < gj->nkeys; k++)
 		gj->row_key[gj->key_row[k]] = (uint32) k;
-	return gj->fold_rows;
-}
-
-/*
- * A left join's outer row that no pair matched, null-extended, through the
- * filter above the join.
- */
-static bool
-unmatched_row_passes(GpuJoinState *gj, uint64 orow)
-{
-	ExprContext *econtext = gj->css.ss.ps.ps_ExprContext;
-	bool		ok;
-
-	if (gj->row_qual == NULL)
-		return true;
-	econtext->ecxt_scantuple = gpuhash_join_scan_tuple(gj, orow, false, 0, 0);
-	ok = ExecQual(gj->row_qual, econtext);
-	ResetExprContext(econtext);
-	return ok;
 }
 
 /*
@@ -1020,7 +1051,7 @@ fold_left_filtered(GpuJoinState *gj)
 	const GpuhashStore *os = &gj->outer;
 	ExprContext *econtext = gj->css.ss.ps.ps_ExprContext;
 
-	(void) left_batch_rows(gj);
+	left_row_keys(gj);
 	while (gpuhash_join_next_pairs(gj))
 	{
 		for (uint64 j = 0; j < gj->npairs; j++)
@@ -1052,21 +1083,7 @@ fold_left_filtered(GpuJoinState *gj)
 				 ov, (const bool *) (ov + os->ncols), ivp, inp);
 		}
 	}
-	for (uint64 r = 0; r < os->nrows; r++)
-	{
-		const Datum *ov;
-
-		if (gj->row_match[r])
-			continue;
-		if ((r & 0xFFFF) == 0xFFFF)
-			CHECK_FOR_INTERRUPTS();
-		if (!unmatched_row_passes(gj, r))
-			continue;
-		ov = store_row(os, r);
-		fold(gj, row_accumulators(gj, ov, (const bool *) (ov + os->ncols), gj->null_inner,
-								  gj->null_inner_flags),
-			 ov, (const bool *) (ov + os->ncols), gj->null_inner, gj->null_inner_flags);
-	}
+	fold_flagged_filtered(gj, false);
 }
 
 /*
@@ -1076,10 +1093,10 @@ fold_left_filtered(GpuJoinState *gj)
 static void
 fold_left(GpuJoinState *gj)
 {
-	const GpuhashStore *os = &gj->outer;
-	uint32	   *rows = left_batch_rows(gj);
-	uint64		n = 0;
+	uint32	   *rows = fold_row_buffer(gj);
+	uint64		n;
 
+	left_row_keys(gj);
 	while (gpuhash_join_next_pairs(gj))
 	{
 		for (uint64 j = 0; j < gj->npairs; j++)
@@ -1089,11 +1106,7 @@ fold_left(GpuJoinState *gj)
 		}
 		fold_rows(gj, rows, gj->brow, gj->npairs);
 	}
-	for (uint64 r = 0; r < os->nrows; r++)
-	{
-		rows[n] = (uint32) r;
-		n += gj->row_match[r] == 0;
-	}
+	n = flagged_rows(gj, false);
 	fold_rows(gj, rows, NULL, n);
 }
 
@@ -1127,34 +1140,14 @@ fold_filtered(GpuJoinState *gj)
 		}
 	}
 	else
-	{
-		bool		want = gj->jointype == JOIN_SEMI;
-
-		for (uint64 r = 0; r < os->nrows; r++)
-		{
-			const Datum *ov;
-
-			if ((gj->row_match[r] != 0) != want)
-				continue;
-			if ((r & 0xFFFF) == 0xFFFF)
-				CHECK_FOR_INTERRUPTS();
-			if (!row_passes(gj, r, false, 0, 0))
-				continue;
-			ov = store_row(os, r);
-			fold(gj, row_accumulators(gj, ov, (const bool *) (ov + os->ncols), NULL, NULL),
-				 ov, (const bool *) (ov + os->ncols), NULL, NULL);
-		}
-	}
+		fold_flagged_filtered(gj, gj->jointype == JOIN_SEMI);
 }
 
 /* Fold the matches of the current batch. */
 static void
 fold_batch(GpuJoinState *gj)
 {
-	const GpuhashStore *os = &gj->outer;
-	uint32	   *rows;
-	uint64		n = 0;
-	bool		want = gj->jointype == JOIN_SEMI;
+	uint64		n;
 
 	if (gj->jointype == JOIN_LEFT)
 	{
@@ -1176,15 +1169,8 @@ fold_batch(GpuJoinState *gj)
 		return;
 	}
 	/* semi and anti joins: the rows whose match flag says so, listed */
-	if (gj->fold_rows == NULL)
-		gj->fold_rows = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows * sizeof(uint32));
-	rows = gj->fold_rows;
-	for (uint64 r = 0; r < os->nrows; r++)
-	{
-		rows[n] = (uint32) r;
-		n += (gj->row_match[r] != 0) == want;
-	}
-	fold_rows(gj, rows, NULL, n);
+	n = flagged_rows(gj, gj->jointype == JOIN_SEMI);
+	fold_rows(gj, gj->fold_rows, NULL, n);
 }
 
 
@@ -1283,7 +1269,7 @@ fold_scan(GpuJoinState *gj)
 	gj->stats.ran = true;
 	if (gj->fold_rows == NULL)
 	{
-		gj->fold_rows = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows * sizeof(uint32));
+		(void) fold_row_buffer(gj);
 		for (uint64 r = 0; r < gj->batch_rows; r++)
 			gj->fold_rows[r] = (uint32) r;
 	}

@@ -700,8 +700,11 @@ kept_join_paths(RelOptInfo *rel, bool partial)
 static List *
 join_paths_of(RelOptInfo *rel, bool partial)
 {
-	if (kept_join_paths(rel, false) != NIL || kept_join_paths(rel, true) != NIL)
-		return kept_join_paths(rel, partial);
+	List	   *serial = kept_join_paths(rel, false);
+	List	   *parallel = kept_join_paths(rel, true);
+
+	if (serial != NIL || parallel != NIL)
+		return partial ? parallel : serial;
 	return gpuhash_join_paths_of(rel, partial);
 }
 
