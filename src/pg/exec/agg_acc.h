@@ -72,6 +72,8 @@ extern void gpuhash_fixed_chunk(const GpuAggSpec *a, const GpuAggLeaf *leaves, i
 								GpuAggScratch *s, const int128 **out, const uint8 **state);
 extern void gpuhash_fixed_add(const GpuAggSpec *a, GpuAggAcc *acc, int128 v,
 							  MemoryContext acc_cxt, MemoryContext tmp_cxt);
+extern void gpuhash_fixed_combine(const GpuAggSpec *a, GpuAggAcc *dst, const GpuAggAcc *src,
+								  Datum src_spill, MemoryContext acc_cxt, MemoryContext tmp_cxt);
 extern void gpuhash_fixed_fold_slow(const GpuAggSpec *a, GpuAggAcc *acc, const GpuAggRow *row,
 									MemoryContext acc_cxt, MemoryContext tmp_cxt);
 extern Datum gpuhash_fixed_value(const GpuAggSpec *a, const GpuAggAcc *acc, bool *isnull);

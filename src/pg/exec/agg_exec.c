@@ -18,15 +18,19 @@
  */
 #include "gpuhash_pg.h"
 
+#include "access/parallel.h"
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
+#include "storage/barrier.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/ruleutils.h"
+#include "utils/wait_event.h"
 
 #include "agg_acc.h"
+#include "agg_combine.h"
 #include "agg_groups.h"
 #include "numeric_fixed.h"
 #include "join_agg.h"
@@ -161,12 +165,6 @@ reset_text_keys(GpuJoinState *gj)
 	}
 }
 
-static inline bool
-text_key(const GpuAggInstr *key)
-{
-	return key->width == GPUHASH_TEXT_KEY || key->width == GPUHASH_BPCHAR_KEY;
-}
-
 /* where a group's accumulators live, and a numeric sum beside them */
 static inline MemoryContext
 acc_context(GpuJoinState *gj)
@@ -192,6 +190,14 @@ rescan_gpu_agg(CustomScanState *node)
 	}
 	gj->agg_folded = false;
 	gj->agg_next = 0;
+	/* a shared spill's state is set up again by the leader's reinit_dsm */
+	if (gj->spill != NULL && gj->spill_shared == NULL)
+	{
+		gpuhash_spill_close(gj->spill);
+		gj->spill = NULL;
+	}
+	gj->combining = false;
+	memset(&gj->spill_stats, 0, sizeof(gj->spill_stats));
 }
 
 /* PostgreSQL's errors for integer results that do not fit their type */
@@ -386,7 +392,7 @@ row_accumulators(GpuJoinState *gj, const Datum *ov, const bool *on, const Datum 
 	{
 		const GpuAggInstr *key = &gj->group_keys[k];
 
-		if (!text_key(key))
+		if (!gpuhash_text_key(key))
 		{
 			if (!column_value(key, ov, on, iv, in, &keys[k]))
 				nulls |= 1 << k;
@@ -832,7 +838,7 @@ find_groups(GpuJoinState *gj, const uint32 *orow, const uint64 *brow, int m, uin
 	for (int k = 0; k < gj->ngroupkeys; k++)
 	{
 		keys[k] = gj->group_key_buf + k * FOLD_CHUNK;
-		if (text_key(&gj->group_keys[k]))
+		if (gpuhash_text_key(&gj->group_keys[k]))
 			gather_text_key(gj, k, orow, brow, m, keys[k], isnull);
 		else
 			gather_column(gj, &gj->group_keys[k], orow, brow, m, keys[k], isnull);
@@ -1246,18 +1252,51 @@ key_datum(int64 v, int width)
 		width == 4 ? Int32GetDatum((int32) v) : Int64GetDatum(v);
 }
 
-/*
- * Are a partial node's groups past hash_mem?  The table cannot spill, but a
- * participant's groups are partial states, which the Finalize Aggregate
- * above combines however many times a group comes: the node emits them
- * and starts its groups again, so that a group count the planner
- * underestimated costs extra rows, not memory.
- */
+/* Are the groups past hash_mem? */
 static bool
 groups_full(GpuJoinState *gj)
 {
-	return gj->ngroupkeys > 0 && gj->naggs > 0 && gj->aggs[0].partial &&
+	return gj->ngroupkeys > 0 && gj->naggs > 0 &&
 		gpuhash_groups_bytes(gj->groups) > (Size) get_hash_memory_limit();
+}
+
+/* Every group is forgotten, to be made again by the rows to come. */
+static void
+restart_groups(GpuJoinState *gj)
+{
+	MemoryContextReset(gj->groups->cxt);
+	gpuhash_groups_reset(gj->groups);
+	reset_text_keys(gj);
+	gj->agg_next = 0;
+}
+
+/*
+ * The groups passed hash_mem, so they cannot grow in memory.  A partial
+ * node's are partial states, which the Finalize Aggregate above combines
+ * however many times a group comes: it emits them (true: return to do
+ * so), so that a group count the planner underestimated costs rows, not
+ * memory.  A node emitting final values writes them out by partition
+ * (agg_combine.c), combined again once every row is folded.
+ */
+static bool
+relieve_groups(GpuJoinState *gj)
+{
+	if (!groups_full(gj))
+		return false;
+	if (gj->aggs[0].partial)
+		return true;
+	if (gj->spill == NULL)
+	{
+		double		seen = (double) gj->groups->ngroups;
+
+		gj->spill = gpuhash_spill_open_local(
+			gpuhash_spill_partitions(Max(gj->agg_est_groups, 4.0 * seen),
+									 2 * gj->groups->entry_size, 1),
+			gj->css.ss.ps.state->es_query_cxt);
+	}
+	gpuhash_agg_write_groups(gj);
+	restart_groups(gj);
+	return false;
 }
 
 /* With no join: fold the child's rows, a batch at a time, to the end or until the groups are full. */
@@ -1282,7 +1321,7 @@ fold_scan(GpuJoinState *gj)
 		INSTR_TIME_SET_CURRENT(start);
 		fold_rows(gj, gj->fold_rows, NULL, gj->outer.nrows);
 		gj->stats.fold_ms += elapsed_ms_since(start);
-		if (groups_full(gj))
+		if (relieve_groups(gj))
 			return;
 	}
 }
@@ -1297,15 +1336,6 @@ fold_join(GpuJoinState *gj)
 	instr_time	start;
 	double		probe_ms;
 
-	if (gj->ngroupkeys > 0 && gj->groups->cxt == NULL)
-	{
-		gpuhash_groups_init(gj->groups,
-							AllocSetContextCreate(gj->css.ss.ps.state->es_query_cxt,
-												  "GpuHashAggregate groups",
-												  ALLOCSET_DEFAULT_SIZES),
-							gj->ngroupkeys, gj->naggs * sizeof(GpuAggAcc));
-		reset_text_keys(gj);
-	}
 	if (gj->scan_only)
 	{
 		fold_scan(gj);
@@ -1333,12 +1363,125 @@ fold_join(GpuJoinState *gj)
 		fold_batch(gj);
 		/* without a helper, the fold fetches the pairs: not its own time */
 		gj->stats.fold_ms += elapsed_ms_since(start) - (gj->stats.probe_ms - probe_ms);
-		if (groups_full(gj))
+		if (relieve_groups(gj))
 			return;
 	}
 	/* done: no longer hold up the other participants' barrier */
 	gpuhash_join_detach(gj);
 	gj->agg_folded = true;
+}
+
+static void
+make_groups(GpuJoinState *gj)
+{
+	if (gj->ngroupkeys > 0 && gj->groups->cxt == NULL)
+	{
+		gpuhash_groups_init(gj->groups,
+							AllocSetContextCreate(gj->css.ss.ps.state->es_query_cxt,
+												  "GpuHashAggregate groups",
+												  ALLOCSET_DEFAULT_SIZES),
+							gj->ngroupkeys, gj->naggs * sizeof(GpuAggAcc));
+		reset_text_keys(gj);
+	}
+}
+
+static int
+my_participant(void)
+{
+	return IsParallelWorker() ? ParallelWorkerNumber + 1 : 0;
+}
+
+/* this process's figures, where the leader finds them for EXPLAIN ANALYZE */
+static void
+publish_spill_stats(GpuJoinState *gj)
+{
+	int			slot = my_participant();
+
+	if (gj->spill_shared == NULL || slot >= gj->spill_shared->nparticipants ||
+		!gj->spill_stats.ran)
+		return;
+	gj->spill_stats.rows = gj->stats.outer_rows;
+	gj->spill_stats.read_ms = gj->stats.read_ms;
+	gj->spill_stats.fold_ms = gj->stats.fold_ms;
+	gpuhash_spill_stats(gj->spill_shared)[slot] = gj->spill_stats;
+}
+
+/*
+ * Parallel, combined by the participants: join the others before reading
+ * a row.  One that comes after they have written their groups out reads
+ * nothing (every row was theirs) and only helps combine.
+ */
+static void
+combine_attach(GpuJoinState *gj)
+{
+	int			phase = BarrierAttach(&gj->spill_shared->barrier);
+
+	gj->spill_attached = true;
+	gj->spill_stats.ran = true;
+	gj->spill = gpuhash_spill_open_shared(gj->spill_shared, my_participant(),
+										  gj->css.ss.ps.state->es_query_cxt);
+	if (phase != SPILL_PHASE_WRITE)
+	{
+		gj->agg_folded = true;
+		gj->combining = true;
+	}
+}
+
+/* Done combining (or shut down): let go of the barrier and the files. */
+static void
+combine_detach(GpuJoinState *gj)
+{
+	publish_spill_stats(gj);
+	if (gj->spill_attached)
+	{
+		BarrierDetach(&gj->spill_shared->barrier);
+		gj->spill_attached = false;
+	}
+	if (gj->spill)
+	{
+		gpuhash_spill_close(gj->spill);
+		gj->spill = NULL;
+	}
+}
+
+/*
+ * Every row is folded and some groups were written out (or, combined by
+ * the participants, all of them are): write the rest, wait for the other
+ * participants to have written theirs, and emit the groups a partition at
+ * a time from then on.
+ */
+static void
+start_combining(GpuJoinState *gj)
+{
+	instr_time	start;
+
+	gpuhash_agg_write_groups(gj);
+	gpuhash_spill_end_write(gj->spill);
+	restart_groups(gj);
+	if (gj->spill_attached)
+	{
+		INSTR_TIME_SET_CURRENT(start);
+		BarrierArriveAndWait(&gj->spill_shared->barrier, PG_WAIT_EXTENSION);
+		gj->spill_stats.wait_ms += elapsed_ms_since(start);
+	}
+	gj->combining = true;
+}
+
+/* The groups of the next partition in the table; false when none is left. */
+static bool
+next_partition(GpuJoinState *gj)
+{
+	int			p;
+
+	restart_groups(gj);
+	while (gj->spill != NULL && (p = gpuhash_spill_claim(gj->spill)) >= 0)
+	{
+		gpuhash_agg_combine_partition(gj, p);
+		if (gj->groups->ngroups > 0)
+			return true;
+	}
+	combine_detach(gj);
+	return false;
 }
 
 /*
@@ -1353,6 +1496,9 @@ next_row(GpuJoinState *gj)
 	GpuAggAcc  *accs = gj->acc;
 	MemoryContext old;
 
+	make_groups(gj);
+	if (gj->spill_shared != NULL && !gj->spill_attached && !gj->combining)
+		combine_attach(gj);
 	for (;;)
 	{
 		if (!gj->agg_folded && gj->agg_next == 0)
@@ -1363,15 +1509,20 @@ next_row(GpuJoinState *gj)
 				return NULL;
 			break;
 		}
+		if (gj->agg_folded && !gj->combining && gj->spill != NULL)
+			start_combining(gj);
 		if (gj->agg_next < gj->groups->ngroups)
 			break;
+		if (gj->combining)
+		{
+			if (!next_partition(gj))
+				return NULL;
+			continue;
+		}
 		if (gj->agg_folded)
 			return NULL;
 		/* the groups emitted early are out: start them again, and fold on */
-		MemoryContextReset(gj->groups->cxt);
-		gpuhash_groups_reset(gj->groups);
-		reset_text_keys(gj);
-		gj->agg_next = 0;
+		restart_groups(gj);
 		gj->stats.flushes++;
 	}
 	ExecClearTuple(slot);
@@ -1389,7 +1540,7 @@ next_row(GpuJoinState *gj)
 			int			c = key->op == GO_OUTER ? key->col : gj->n_outer + key->col;
 
 			slot->tts_isnull[c] = (nulls & (1 << k)) != 0;
-			if (text_key(key))
+			if (gpuhash_text_key(key))
 				slot->tts_values[c] = slot->tts_isnull[c] ? (Datum) 0 :
 					gpuhash_dict_value(&gj->dicts[k], (uint32) keys[k]);
 			else
@@ -1398,6 +1549,8 @@ next_row(GpuJoinState *gj)
 		accs = gpuhash_group_acc(gj->groups, g);
 	}
 	gj->agg_next++;
+	if (gj->combining)
+		gj->spill_stats.emitted++;
 	/* numeric and array values live as long as the row */
 	old = MemoryContextSwitchTo(gj->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
 	for (int i = 0; i < gj->naggs; i++)
@@ -1436,6 +1589,74 @@ exec_gpu_agg(CustomScanState *node)
 	}
 }
 
+/* One participant's writing and combining of groups (EXPLAIN ANALYZE). */
+static void
+explain_spill_participant(GpuJoinState *gj, int i, const GpuAggSpillStats *s, ExplainState *es)
+{
+	const char *who = i == 0 ? "Leader" : psprintf("Worker %d", i - 1);
+
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		StringInfo	str = es->str;
+
+		appendStringInfoSpaces(str, es->indent * 2);
+		appendStringInfo(str, "%s: ", who);
+		if (gj->scan_only)
+			appendStringInfo(str, "%llu rows folded (read %.3f ms, fold %.3f ms), ",
+							 (unsigned long long) s->rows, s->read_ms, s->fold_ms);
+		appendStringInfo(str, "%llu groups written in %.3f ms, waited %.3f ms, "
+						 "%d partitions combined (%llu groups read) in %.3f ms, %llu groups emitted\n",
+						 (unsigned long long) s->written, s->write_ms, s->wait_ms,
+						 s->partitions, (unsigned long long) s->combined, s->combine_ms,
+						 (unsigned long long) s->emitted);
+		return;
+	}
+	ExplainOpenGroup("Combine Participant", NULL, true, es);
+	ExplainPropertyText("Participant", who, es);
+	if (gj->scan_only)
+	{
+		ExplainPropertyUInteger("Rows Folded", NULL, s->rows, es);
+		ExplainPropertyFloat("Read Time", "ms", s->read_ms, 3, es);
+		ExplainPropertyFloat("Fold Time", "ms", s->fold_ms, 3, es);
+	}
+	ExplainPropertyUInteger("Groups Written", NULL, s->written, es);
+	ExplainPropertyFloat("Write Time", "ms", s->write_ms, 3, es);
+	ExplainPropertyFloat("Combine Wait Time", "ms", s->wait_ms, 3, es);
+	ExplainPropertyInteger("Partitions Combined", NULL, s->partitions, es);
+	ExplainPropertyUInteger("Groups Read", NULL, s->combined, es);
+	ExplainPropertyFloat("Combine Time", "ms", s->combine_ms, 3, es);
+	ExplainPropertyUInteger("Groups Emitted", NULL, s->emitted, es);
+	ExplainCloseGroup("Combine Participant", NULL, true, es);
+}
+
+/*
+ * EXPLAIN ANALYZE of groups written out: each participant's figures when
+ * they combined them, or this process's when its groups outgrew hash_mem.
+ */
+static void
+explain_spill(GpuJoinState *gj, ExplainState *es)
+{
+	if (gj->all_spill_stats != NULL)
+	{
+		ExplainPropertyInteger("Group Partitions", NULL, gj->spill_partitions, es);
+		if (es->format != EXPLAIN_FORMAT_TEXT)
+			ExplainOpenGroup("Combine Participants", "Combine Participants", false, es);
+		for (int i = 0; i < gj->nparticipants; i++)
+			if (gj->all_spill_stats[i].ran)
+				explain_spill_participant(gj, i, &gj->all_spill_stats[i], es);
+		if (es->format != EXPLAIN_FORMAT_TEXT)
+			ExplainCloseGroup("Combine Participants", "Combine Participants", false, es);
+		return;
+	}
+	if (gj->spill_stats.written > 0)
+	{
+		ExplainPropertyUInteger("Groups Written Out", NULL, gj->spill_stats.written, es);
+		ExplainPropertyInteger("Group Partitions", NULL, gj->spill_stats.partitions, es);
+		ExplainPropertyFloat("Write Time", "ms", gj->spill_stats.write_ms, 3, es);
+		ExplainPropertyFloat("Combine Time", "ms", gj->spill_stats.combine_ms, 3, es);
+	}
+}
+
 /* EXPLAIN: the aggregates, as the scan tuple's last columns hold them. */
 static void
 explain_aggs(GpuJoinState *gj, List *context, bool useprefix, ExplainState *es)
@@ -1466,19 +1687,137 @@ explain_aggs(GpuJoinState *gj, List *context, bool useprefix, ExplainState *es)
 						 deparse_expression((Node *) lfirst_node(TargetEntry, lc)->expr,
 											context, useprefix, false));
 	ExplainPropertyText("Aggregates", buf.data, es);
+	if (gj->agg_combine)
+		ExplainPropertyText("Group Combine", "by the participants", es);
+	if (es->analyze)
+		explain_spill(gj, es);
+}
+
+/* ---- parallel: the join's shared state, then the groups' ------------------ */
+
+static Size
+join_part_size(GpuJoinState *gj, int nparticipants)
+{
+	return gj->scan_only ? 0 : MAXALIGN(gpuhash_join_shared_size(nparticipants));
+}
+
+static Size
+estimate_dsm_agg(CustomScanState *node, ParallelContext *pcxt)
+{
+	GpuJoinState *gj = (GpuJoinState *) node;
+	int			n = pcxt->nworkers + 1;
+
+	if (!gj->agg_combine)
+		return join_part_size(gj, n);
+	gj->spill_partitions =
+		gpuhash_spill_partitions(gj->agg_est_groups,
+								 2 * gpuhash_groups_entry_bytes(gj->ngroupkeys,
+																gj->naggs * sizeof(GpuAggAcc)),
+								 n);
+	return join_part_size(gj, n) + gpuhash_spill_shared_size(n, gj->spill_partitions);
+}
+
+static void
+init_dsm_agg(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	GpuJoinState *gj = (GpuJoinState *) node;
+	int			n = pcxt->nworkers + 1;
+
+	if (!gj->scan_only)
+		gpuhash_join_init_dsm(node, pcxt, coordinate);
+	if (!gj->agg_combine)
+		return;
+	gj->nparticipants = n;
+	gj->spill_shared = (GpuAggSpillShared *) ((char *) coordinate + join_part_size(gj, n));
+	gpuhash_spill_shared_init(gj->spill_shared, n, gj->spill_partitions, pcxt->seg);
+}
+
+static void
+reinit_dsm_agg(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	GpuJoinState *gj = (GpuJoinState *) node;
+
+	if (!gj->scan_only)
+		gpuhash_join_reinit_dsm(node, pcxt, coordinate);
+	if (gj->spill_shared == NULL)
+		return;
+	/* as for the build: the leader lets go of the last round's files first */
+	combine_detach(gj);
+	gj->combining = false;
+	gpuhash_spill_shared_reinit(gj->spill_shared);
+}
+
+static void
+init_worker_agg(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	GpuJoinState *gj = (GpuJoinState *) node;
+	int			n;
+
+	if (!gj->scan_only)
+		gpuhash_join_init_worker(node, toc, coordinate);
+	if (!gj->agg_combine)
+		return;
+	/* the join's part is sized by the participants, which the groups' part records too */
+	if (gj->scan_only)
+		gj->spill_shared = coordinate;
+	else
+	{
+		n = gj->nparticipants;
+		gj->spill_shared = (GpuAggSpillShared *) ((char *) coordinate + join_part_size(gj, n));
+	}
+	gj->nparticipants = gj->spill_shared->nparticipants;
+}
+
+/*
+ * Before the query's shared memory goes (join_parallel.c says when): let
+ * go of the files and the barrier, and keep everyone's figures (leader).
+ */
+static void
+shutdown_agg(CustomScanState *node)
+{
+	GpuJoinState *gj = (GpuJoinState *) node;
+
+	if (gj->spill_shared != NULL)
+	{
+		combine_detach(gj);
+		if (!IsParallelWorker())
+		{
+			Size		bytes = gj->spill_shared->nparticipants * sizeof(GpuAggSpillStats);
+
+			gj->all_spill_stats = MemoryContextAlloc(node->ss.ps.state->es_query_cxt, bytes);
+			memcpy(gj->all_spill_stats, gpuhash_spill_stats(gj->spill_shared), bytes);
+		}
+		gj->spill_shared = NULL;
+		gj->shut_down = true;
+	}
+	if (!gj->scan_only)
+		gpuhash_join_shutdown(node);
+}
+
+static void
+end_agg(CustomScanState *node)
+{
+	GpuJoinState *gj = (GpuJoinState *) node;
+
+	if (gj->spill != NULL)
+	{
+		gpuhash_spill_close(gj->spill);
+		gj->spill = NULL;
+	}
+	gpuhash_join_end(node);
 }
 
 static const CustomExecMethods gpu_agg_exec_methods = {
 	.CustomName = GPUHASH_AGG_NAME,
 	.BeginCustomScan = gpuhash_join_begin,
 	.ExecCustomScan = exec_gpu_agg,
-	.EndCustomScan = gpuhash_join_end,
+	.EndCustomScan = end_agg,
 	.ReScanCustomScan = rescan_gpu_agg,
-	.EstimateDSMCustomScan = gpuhash_join_estimate_dsm,
-	.InitializeDSMCustomScan = gpuhash_join_init_dsm,
-	.ReInitializeDSMCustomScan = gpuhash_join_reinit_dsm,
-	.InitializeWorkerCustomScan = gpuhash_join_init_worker,
-	.ShutdownCustomScan = gpuhash_join_shutdown,
+	.EstimateDSMCustomScan = estimate_dsm_agg,
+	.InitializeDSMCustomScan = init_dsm_agg,
+	.ReInitializeDSMCustomScan = reinit_dsm_agg,
+	.InitializeWorkerCustomScan = init_worker_agg,
+	.ShutdownCustomScan = shutdown_agg,
 	.ExplainCustomScan = gpuhash_join_explain,
 };
 
@@ -1486,8 +1825,13 @@ static const CustomExecMethods scan_agg_exec_methods = {
 	.CustomName = GPUHASH_AGG_NAME,
 	.BeginCustomScan = gpuhash_join_begin_scan,
 	.ExecCustomScan = exec_gpu_agg,
-	.EndCustomScan = gpuhash_join_end,
+	.EndCustomScan = end_agg,
 	.ReScanCustomScan = rescan_gpu_agg,
+	.EstimateDSMCustomScan = estimate_dsm_agg,
+	.InitializeDSMCustomScan = init_dsm_agg,
+	.ReInitializeDSMCustomScan = reinit_dsm_agg,
+	.InitializeWorkerCustomScan = init_worker_agg,
+	.ShutdownCustomScan = shutdown_agg,
 	.ExplainCustomScan = gpuhash_join_explain,
 };
 
@@ -1506,6 +1850,8 @@ gpuhash_scan_agg_create_state(CustomScan *cscan)
 	gj->jointype = JOIN_INNER;
 	gj->scan_only = true;
 	agg_setup(gj, linitial(cscan->custom_private), lsecond(cscan->custom_private));
+	gj->agg_combine = intVal(lthird(cscan->custom_private)) != 0;
+	gj->agg_est_groups = strtod(strVal(lfourth(cscan->custom_private)), NULL);
 	gj->explain_more = explain_aggs;
 	return (Node *) gj;
 }
@@ -1523,6 +1869,8 @@ gpuhash_agg_create_state(CustomScan *cscan)
 	agg_setup(gj, list_nth(cscan->custom_private, GJ_PRIV_AGGS),
 			  list_nth(cscan->custom_private, GJ_PRIV_GROUP_KEYS));
 	gj->n_row_quals = intVal(list_nth(cscan->custom_private, GJ_PRIV_ROW_QUALS));
+	gj->agg_combine = intVal(list_nth(cscan->custom_private, GJ_PRIV_COMBINE)) != 0;
+	gj->agg_est_groups = strtod(strVal(list_nth(cscan->custom_private, GJ_PRIV_EST_GROUPS)), NULL);
 	gj->explain_more = explain_aggs;
 	return (Node *) gj;
 }

@@ -134,6 +134,37 @@ gpuhash_fixed_add(const GpuAggSpec *a, GpuAggAcc *acc, int128 v, MemoryContext a
 }
 
 /*
+ * Combine src, the same aggregate's accumulator from another table (a
+ * group written out and read back, agg_combine.c), into dst; src_spill is
+ * src's numeric sum, or 0.  An integer sum that fills up is carried over
+ * into the numeric one, as gpuhash_fixed_add does.
+ */
+void
+gpuhash_fixed_combine(const GpuAggSpec *a, GpuAggAcc *dst, const GpuAggAcc *src,
+					  Datum src_spill, MemoryContext acc_cxt, MemoryContext tmp_cxt)
+{
+	dst->count += src->count;
+	if (src->have)
+	{
+		int128		sum;
+
+		if (unlikely(__builtin_add_overflow(dst->wide_sum, src->wide_sum, &sum)))
+		{
+			MemoryContext old = MemoryContextSwitchTo(tmp_cxt);
+
+			spill_add(dst, gpuhash_fixed_numeric(dst->wide_sum, a->scale), acc_cxt);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(tmp_cxt);
+			sum = src->wide_sum;
+		}
+		dst->wide_sum = sum;
+		dst->have = true;
+	}
+	if (src_spill != (Datum) 0)
+		spill_add(dst, src_spill, acc_cxt);
+}
+
+/*
  * The argument of a on the m rows of a chunk whose columns are decoded in
  * leaves: each instruction runs over every row in a loop of its own, so
  * that what the interpreter decides per row is decided once a chunk.

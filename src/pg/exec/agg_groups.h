@@ -62,6 +62,13 @@ gpuhash_dict_value(const GpuAggDict *d, uint32 number)
 	return d->values[number];
 }
 
+/* the hash of a value's bytes (less bpchar's trailing spaces): the same in every process */
+static inline uint64
+gpuhash_dict_hash(const GpuAggDict *d, uint32 number)
+{
+	return d->hashes[number];
+}
+
 /* memory the table's entries and slots take */
 static inline Size
 gpuhash_groups_bytes(const GpuAggGroups *g)

@@ -1286,7 +1286,8 @@ explain_scan_only(GpuJoinState *gj, List *context, bool useprefix, ExplainState 
 		describe_reader(&buf, "input", gj->outer_reader);
 		ExplainPropertyText("Direct Scan", buf.data, es);
 	}
-	if (es->analyze && gj->stats.ran)
+	/* combined by the participants: each one's figures are on its line */
+	if (es->analyze && gj->stats.ran && gj->all_spill_stats == NULL)
 	{
 		ExplainPropertyUInteger("Rows Folded", NULL, gj->stats.outer_rows, es);
 		ExplainPropertyFloat("Read Time", "ms", gj->stats.read_ms, 3, es);

@@ -64,8 +64,8 @@ shared_stats(GpuJoinShared *sh)
 	return (GpuJoinStats *) MAXALIGN(&sh->parts[sh->nslots]);
 }
 
-static Size
-shared_size(int nslots)
+Size
+gpuhash_join_shared_size(int nslots)
 {
 	return MAXALIGN(offsetof(GpuJoinShared, parts) + nslots * sizeof(dsa_pointer)) +
 		nslots * sizeof(GpuJoinStats);
@@ -94,7 +94,7 @@ shared_reset(GpuJoinShared *sh, int nslots)
 Size
 gpuhash_join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
-	return shared_size(pcxt->nworkers + 1);
+	return gpuhash_join_shared_size(pcxt->nworkers + 1);
 }
 
 void

@@ -10,6 +10,9 @@
 #include "nodes/execnodes.h"
 #include "portability/instr_time.h"
 
+#include "lib/stringinfo.h"
+
+#include "agg_spill.h"
 #include "heap_reader.h"
 #include "join_node.h"
 #include "join_store.h"
@@ -176,6 +179,23 @@ typedef struct GpuJoinState
 	bool		agg_folded;		/* the join is folded; rows are emitted */
 	uint64		agg_next;		/* the next group to emit */
 
+	/*
+	 * Groups written out by partition and combined again (agg_combine.c):
+	 * in a parallel plan whose participants combine the groups themselves
+	 * and emit final values (agg_combine), and in any node emitting final
+	 * values whose groups outgrew hash_mem.
+	 */
+	bool		agg_combine;	/* the plan's: combined by the participants */
+	double		agg_est_groups; /* the planner's estimate of all the groups */
+	int			spill_partitions;	/* of the shared files, for this query */
+	GpuAggSpillShared *spill_shared;	/* parallel: in the query's shared memory */
+	struct GpuAggSpill *spill;	/* this process's handle, or NULL */
+	bool		spill_attached; /* to spill_shared's barrier */
+	bool		combining;		/* groups are emitted a partition at a time */
+	StringInfoData spill_rec;	/* the record being written */
+	GpuAggSpillStats spill_stats;
+	GpuAggSpillStats *all_spill_stats;	/* copied out at shutdown (leader) */
+
 	/* parallel */
 	GpuJoinShared *shared;		/* NULL when serial, and after shutdown */
 	bool		shut_down;		/* shared build let go of until a rescan */
@@ -258,6 +278,7 @@ extern void gpuhash_join_shutdown(CustomScanState *node);
 extern void gpuhash_join_build_shared(GpuJoinState *gj);
 extern void gpuhash_join_detach(GpuJoinState *gj);
 extern void gpuhash_join_publish_stats(GpuJoinState *gj);
+extern Size gpuhash_join_shared_size(int nparticipants);
 
 #pragma GCC visibility pop
 

@@ -13,6 +13,8 @@
  */
 #include "gpuhash_pg.h"
 
+#include <math.h>
+
 #include "catalog/pg_aggregate_d.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -34,6 +36,7 @@
 
 bool		gpuhash_enable_aggregate = true;
 bool		gpuhash_enable_scan_aggregate = true;
+bool		gpuhash_enable_group_combine = true;
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
 
@@ -61,7 +64,24 @@ static const CustomScanMethods gpu_agg_scan_methods = {
 #define AGG_PRIV_JOINREL GJ_PATH_PRIV_COUNT
 #define AGG_PRIV_PARTIAL (GJ_PATH_PRIV_COUNT + 1)
 #define AGG_PRIV_GROUP_EXPRS (GJ_PATH_PRIV_COUNT + 2)	/* GROUP BY's columns */
-#define AGG_PRIV_HAVING (GJ_PATH_PRIV_COUNT + 3)	/* a serial node's HAVING */
+#define AGG_PRIV_HAVING (GJ_PATH_PRIV_COUNT + 3)	/* HAVING, when the node emits final values */
+#define AGG_PRIV_COMBINE (GJ_PATH_PRIV_COUNT + 4)	/* the participants combine the groups */
+#define AGG_PRIV_GROUPS (GJ_PATH_PRIV_COUNT + 5)	/* String: all the groups, estimated */
+
+/* a scan's path: these, in a list of their own */
+#define SCAN_PRIV_INPUT 0
+#define SCAN_PRIV_GROUP_EXPRS 1
+#define SCAN_PRIV_HAVING 2
+#define SCAN_PRIV_PARTIAL 3
+#define SCAN_PRIV_COMBINE 4
+#define SCAN_PRIV_GROUPS 5
+
+/* a String: a Float of integral value would come back from a worker's copy of the plan as an Integer */
+static Node *
+groups_string(double groups)
+{
+	return (Node *) makeString(psprintf("%.0f", groups));
+}
 
 static int
 int_width(Oid type)
@@ -626,6 +646,8 @@ make_agg_path(PlannerInfo *root, RelOptInfo *upper, CustomPath *join, PathTarget
 								 makeInteger(partial));
 	cp->custom_private = lappend(lappend(cp->custom_private, shape->group_exprs),
 								 shape->having);
+	cp->custom_private = lappend(lappend(cp->custom_private, makeInteger(false)),
+								 groups_string(groups));
 	cp->methods = &gpu_agg_path_methods;
 	return cp;
 }
@@ -805,6 +827,8 @@ make_scan_agg_path(PlannerInfo *root, RelOptInfo *upper, RelOptInfo *input_rel, 
 	cp->custom_paths = list_make1(scan);
 	cp->custom_private = list_make4(input_rel, shape->group_exprs, shape->having,
 									makeInteger(partial));
+	cp->custom_private = lappend(lappend(cp->custom_private, makeInteger(false)),
+								 groups_string(groups));
 	cp->methods = &scan_agg_path_methods;
 	return cp;
 }
@@ -912,6 +936,133 @@ add_parallel_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_r
 	add_parallel_scan_agg(root, input_rel, grouped_rel, partial_rel, gx, &shape);
 }
 
+/* how many participants share a parallel path's rows: PostgreSQL's parallel divisor */
+static double
+participants_of(const Path *path)
+{
+	double		n = path->parallel_workers;
+
+	if (parallel_leader_participation && 1.0 - 0.3 * path->parallel_workers > 0)
+		n += 1.0 - 0.3 * path->parallel_workers;
+	return Max(n, 1.0);
+}
+
+/*
+ * Writing out one participant's groups and combining them again: each
+ * group's record written and read back (their pages at seq_page_cost each
+ * way, a tuple's CPU each way), and found again in the combining table;
+ * plus a fixed charge for the files and the barrier, so that a handful of
+ * groups stays with PostgreSQL's Finalize Aggregate, where passing them
+ * through the Gather costs nothing to speak of.
+ */
+static Cost
+combine_cost(const AggShape *shape, double groups)
+{
+	double		record_bytes = 16 + 8 * list_length(shape->group_exprs) +
+		24 * list_length(shape->aggs);
+	double		pages = ceil(groups * record_bytes / BLCKSZ);
+
+	return 1000 * cpu_tuple_cost + 2 * pages * seq_page_cost +
+		groups * (2 * cpu_tuple_cost +
+				  (0.5 * list_length(shape->group_exprs) + list_length(shape->aggs)) *
+				  cpu_operator_cost);
+}
+
+static void
+set_private(List *l, int n, Node *v)
+{
+	lfirst(list_nth_cell(l, n)) = v;
+}
+
+/*
+ * cp, a fold of a parallel path emitting final values, made the
+ * participants' combined one: each folds its share, writes its groups out
+ * by partition, and after a barrier emits the final values of the
+ * partitions it combines, HAVING applied (agg_exec.c).  Its rows are one
+ * participant's share of the groups left by HAVING; its cost the fold's
+ * plus writing out and combining mine, the groups of one participant's
+ * rows.  It is a partial path of grouped_rel, which an outer query level
+ * may use as one, and a Gather over it is a path: no Finalize Aggregate,
+ * and only final groups pass the Gather.
+ */
+static void
+add_combined(PlannerInfo *root, RelOptInfo *grouped_rel, CustomPath *cp, const AggShape *shape,
+			 double total, double mine, double out, int combine_at, int groups_at)
+{
+	double		rows = out * participants_of(&cp->path);
+
+	cp->path.parallel_aware = true;
+	cp->path.total_cost += combine_cost(shape, mine);
+	cp->path.startup_cost = cp->path.total_cost;
+	set_private(cp->custom_private, combine_at, (Node *) makeInteger(true));
+	set_private(cp->custom_private, groups_at, groups_string(total));
+	if (!cp->path.parallel_safe)
+		return;
+	add_partial_path(grouped_rel, &cp->path);
+	add_path(grouped_rel, (Path *) create_gather_path(root, grouped_rel, &cp->path,
+													  grouped_rel->reltarget, NULL, &rows));
+}
+
+/*
+ * The groups of a parallel input of rows_each rows a participant: all of
+ * them (*total), one participant's (*mine), and one participant's share of
+ * those that HAVING leaves (the result).
+ */
+static double
+combined_groups(PlannerInfo *root, const AggShape *shape, const Path *input, double *total,
+				double *mine)
+{
+	double		share = participants_of(input);
+	double		sel = shape->having == NIL ? 1.0 :
+		clauselist_selectivity(root, shape->having, 0, JOIN_INNER, NULL);
+
+	*total = estimate_num_groups(root, shape->group_exprs, input->rows * share, NULL, NULL);
+	*mine = Min(*total, estimate_num_groups(root, shape->group_exprs, input->rows, NULL, NULL));
+	return clamp_row_est(*total * sel / share);
+}
+
+/*
+ * Parallel plans whose participants combine the groups themselves, over
+ * each parallel GpuHashJoin path of the top join and the table's Parallel
+ * Seq Scan: with GROUP BY only (one group per participant passes a Gather
+ * for nothing).
+ */
+static void
+add_combined_aggs(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
+				  const AggShape *shape)
+{
+	ListCell   *lc;
+	Path	   *scan;
+	double		total,
+				mine,
+				out;
+
+	if (!gpuhash_enable_group_combine || shape->group_exprs == NIL ||
+		!grouped_rel->consider_parallel || input_rel->partial_pathlist == NIL)
+		return;
+	foreach(lc, join_paths_of(input_rel, true))
+	{
+		CustomPath *join = lfirst(lc);
+
+		if (!join->path.parallel_aware || !aggs_compile_for(shape, join))
+			continue;
+		out = combined_groups(root, shape, &join->path, &total, &mine);
+		add_combined(root, grouped_rel,
+					 make_agg_path(root, grouped_rel, join, grouped_rel->reltarget, shape, out,
+								   false),
+					 shape, total, mine, out, AGG_PRIV_COMBINE, AGG_PRIV_GROUPS);
+	}
+	scan = seq_scan_of(input_rel->partial_pathlist, true);
+	if (scan != NULL && scan_agg_allowed(input_rel, shape) && aggs_compile_for_scan(shape, scan))
+	{
+		out = combined_groups(root, shape, scan, &total, &mine);
+		add_combined(root, grouped_rel,
+					 make_scan_agg_path(root, grouped_rel, input_rel, scan, grouped_rel->reltarget,
+										shape, out, false),
+					 shape, total, mine, out, SCAN_PRIV_COMBINE, SCAN_PRIV_GROUPS);
+	}
+}
+
 static void
 gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
 					RelOptInfo *output_rel, void *extra)
@@ -939,6 +1090,7 @@ gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *inpu
 								shape.group_exprs);
 	if (shape.aggs == NIL)
 		return;
+	add_combined_aggs(root, input_rel, output_rel, &shape);
 	foreach(lc, join_paths_of(input_rel, false))
 	{
 		CustomPath *join = lfirst(lc);
@@ -967,9 +1119,9 @@ static Plan *
 plan_scan_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			  List *tlist, List *clauses, List *custom_plans)
 {
-	RelOptInfo *input_rel = linitial(best_path->custom_private);
-	List	   *group_exprs = lsecond(best_path->custom_private);
-	List	   *having = lthird(best_path->custom_private);
+	RelOptInfo *input_rel = list_nth(best_path->custom_private, SCAN_PRIV_INPUT);
+	List	   *group_exprs = list_nth(best_path->custom_private, SCAN_PRIV_GROUP_EXPRS);
+	List	   *having = list_nth(best_path->custom_private, SCAN_PRIV_HAVING);
 	Plan	   *outer = linitial(custom_plans);
 	CustomScan *cscan = makeNode(CustomScan);
 	List	   *aggs = target_aggrefs(list_make2(tlist, having), group_exprs);
@@ -996,7 +1148,9 @@ plan_scan_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
 	cscan->custom_exprs = NIL;
-	cscan->custom_private = list_make2(specs, keys);
+	cscan->custom_private = list_make4(specs, keys,
+									   list_nth(best_path->custom_private, SCAN_PRIV_COMBINE),
+									   list_nth(best_path->custom_private, SCAN_PRIV_GROUPS));
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = bms_copy(input_rel->relids);
 	cscan->methods = &gpu_agg_scan_methods;
@@ -1040,6 +1194,9 @@ plan_gpu_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_private = lappend(lappend(cscan->custom_private, specs),
 									makeInteger(list_length(otherquals)));
 	cscan->custom_private = lappend(cscan->custom_private, keys);
+	cscan->custom_private = lappend(lappend(cscan->custom_private,
+											list_nth(best_path->custom_private, AGG_PRIV_COMBINE)),
+									list_nth(best_path->custom_private, AGG_PRIV_GROUPS));
 	/* HAVING, on each group the node emits */
 	cscan->scan.plan.qual = copyObject(having);
 	cscan->methods = &gpu_agg_scan_methods;
@@ -1066,6 +1223,16 @@ gpuhash_agg_init(void)
 							 "Applies when a sum or avg of numeric arithmetic is among them; "
 							 "gpuhash.enable_aggregate off turns this off too.",
 							 &gpuhash_enable_scan_aggregate,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuhash.enable_group_combine",
+							 "Lets the participants of a parallel GpuHashAggregate combine its "
+							 "groups themselves, with no Finalize Aggregate above the Gather.",
+							 "Each participant writes its groups to temporary files by partition "
+							 "and then emits the final values of the partitions it combines.",
+							 &gpuhash_enable_group_combine,
 							 true,
 							 PGC_USERSET,
 							 0,

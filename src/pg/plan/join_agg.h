@@ -74,6 +74,12 @@ typedef struct GpuAggInstr
 #define GPUHASH_TEXT_KEY (-2)
 #define GPUHASH_BPCHAR_KEY (-3)
 
+static inline bool
+gpuhash_text_key(const GpuAggInstr *key)
+{
+	return key->width == GPUHASH_TEXT_KEY || key->width == GPUHASH_BPCHAR_KEY;
+}
+
 /* Arguments of the commonest shapes skip the interpreter (agg_exec.c). */
 typedef enum GpuAggShape
 {

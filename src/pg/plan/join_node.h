@@ -51,7 +51,9 @@ enum
 	GJ_PRIV_AGGS = GJ_PRIV_COUNT,	/* List of aggregates */
 	GJ_PRIV_ROW_QUALS,			/* custom_exprs after the join clauses that
 								 * filter rows before they are folded */
-	GJ_PRIV_GROUP_KEYS			/* List: GROUP BY columns (join_agg.h), or NIL */
+	GJ_PRIV_GROUP_KEYS,			/* List: GROUP BY columns (join_agg.h), or NIL */
+	GJ_PRIV_COMBINE,			/* the participants combine the groups */
+	GJ_PRIV_EST_GROUPS			/* String: the planner's estimate of all groups */
 };
 
 /* A GpuHashJoin path's custom_private holds this many entries. */
@@ -59,6 +61,7 @@ enum
 
 extern bool gpuhash_enable_aggregate;
 extern bool gpuhash_enable_scan_aggregate;
+extern bool gpuhash_enable_group_combine;
 extern bool gpuhash_is_join_path(Path *path);
 extern List *gpuhash_join_paths_of(RelOptInfo *rel, bool partial);
 extern CustomScan *gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids,

@@ -1,0 +1,315 @@
+/*
+ * agg_combine.c - a GpuHashAggregate's groups as records, written out by
+ * partition and combined again (agg_spill.h).
+ *
+ * A record holds one group: its key values and the accumulators of its
+ * aggregates, each with only the fields its kind uses.  Text keys travel
+ * as their bytes, since a value's number is its process's own, and a
+ * numeric sum kept beside the integer one travels as a numeric.  A group's
+ * partition comes from a hash that every process computes alike (integer
+ * values, text bytes), so that all of a group's records meet in one
+ * partition, and from other bits than the group table's slots use.
+ *
+ * Layout (no alignment; read with memcpy): uint32 length, uint8 NULL mask,
+ * an int64 per integer key, each aggregate's fields, then a uint32 length
+ * and the bytes of each non-NULL text key and of each numeric sum.
+ */
+#include "gpuhash_pg.h"
+
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "agg_acc.h"
+#include "agg_combine.h"
+#include "agg_groups.h"
+#include "agg_spill.h"
+#include "join_state.h"
+
+static inline uint64
+mix(uint64 h)
+{
+	h ^= h >> 31;
+	h *= UINT64CONST(0x7fb5d329728ea185);
+	h ^= h >> 27;
+	h *= UINT64CONST(0x81dadef4bc2dd44d);
+	h ^= h >> 33;
+	return h;
+}
+
+/* A group's partition, from its keys (text keys: their bytes' hashes). */
+static int
+partition_of(const GpuJoinState *gj, const int64 *keys, uint8 nulls, int npartitions)
+{
+	uint64		h = UINT64CONST(0x243f6a8885a308d3) ^ nulls;
+
+	for (int k = 0; k < gj->ngroupkeys; k++)
+	{
+		uint64		v = 0;
+
+		if (!(nulls & (1 << k)))
+			v = gpuhash_text_key(&gj->group_keys[k]) ?
+				gpuhash_dict_hash(&gj->dicts[k], (uint32) keys[k]) : (uint64) keys[k];
+		h = mix(h ^ v) + k;
+	}
+	/* the high bits: the group table hashes integer keys with their low ones */
+	return (int) ((h >> 40) & (uint64) (npartitions - 1));
+}
+
+static inline void
+put(StringInfo b, const void *p, int n)
+{
+	appendBinaryStringInfo(b, p, n);
+}
+
+static void
+put_blob(StringInfo b, Datum v)
+{
+	uint32		n = VARSIZE_ANY(DatumGetPointer(v));
+
+	put(b, &n, sizeof(n));
+	put(b, DatumGetPointer(v), n);
+}
+
+/* the fields of one aggregate's accumulator that its kind uses */
+static void
+put_acc(StringInfo b, const GpuAggSpec *a, const GpuAggAcc *acc)
+{
+	put(b, &acc->count, sizeof(acc->count));
+	if (a->kind == GA_COUNT_STAR || a->kind == GA_COUNT)
+		return;
+	put(b, &acc->have, sizeof(acc->have));
+	if (a->kind == GA_MIN || a->kind == GA_MAX)
+	{
+		put(b, &acc->best, sizeof(acc->best));
+		return;
+	}
+#ifdef HAVE_INT128
+	if (a->argwidth == GPUHASH_NUMERIC || a->argwidth == 8)
+	{
+		bool		spilled = acc->spill != (Datum) 0;
+
+		put(b, &acc->wide_sum, sizeof(acc->wide_sum));
+		if (a->argwidth == GPUHASH_NUMERIC)
+			put(b, &spilled, sizeof(spilled));
+		return;
+	}
+#endif
+	put(b, &acc->sum, sizeof(acc->sum));
+}
+
+/* Group g of the table as a record in b. */
+static void
+group_record(GpuJoinState *gj, uint32 g, StringInfo b)
+{
+	const int64 *keys = gpuhash_group_keys(gj->groups, g);
+	uint8		nulls = gpuhash_group_nulls(gj->groups, g);
+	const GpuAggAcc *accs = gpuhash_group_acc(gj->groups, g);
+	uint32		len = 0;
+
+	resetStringInfo(b);
+	put(b, &len, sizeof(len));
+	put(b, &nulls, sizeof(nulls));
+	for (int k = 0; k < gj->ngroupkeys; k++)
+		if (!gpuhash_text_key(&gj->group_keys[k]))
+			put(b, &keys[k], sizeof(int64));
+	for (int i = 0; i < gj->naggs; i++)
+		put_acc(b, &gj->aggs[i], &accs[i]);
+	for (int k = 0; k < gj->ngroupkeys; k++)
+		if (gpuhash_text_key(&gj->group_keys[k]) && !(nulls & (1 << k)))
+			put_blob(b, gpuhash_dict_value(&gj->dicts[k], (uint32) keys[k]));
+	for (int i = 0; i < gj->naggs; i++)
+		if (accs[i].spill != (Datum) 0)
+			put_blob(b, accs[i].spill);
+	len = (uint32) b->len;
+	memcpy(b->data, &len, sizeof(len));
+}
+
+/*
+ * Write every group of the table into the partitions of gj->spill; the
+ * table is then the caller's to start again.
+ */
+void
+gpuhash_agg_write_groups(GpuJoinState *gj)
+{
+	int			npartitions = gpuhash_spill_npartitions(gj->spill);
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	if (gj->spill_rec.data == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(gj->css.ss.ps.state->es_query_cxt);
+
+		initStringInfo(&gj->spill_rec);
+		MemoryContextSwitchTo(old);
+	}
+	for (uint64 g = 0; g < gj->groups->ngroups; g++)
+	{
+		if ((g & 0xFFFF) == 0xFFFF)
+			CHECK_FOR_INTERRUPTS();
+		group_record(gj, (uint32) g, &gj->spill_rec);
+		gpuhash_spill_put(gj->spill, partition_of(gj, gpuhash_group_keys(gj->groups, (uint32) g),
+												  gpuhash_group_nulls(gj->groups, (uint32) g),
+												  npartitions),
+						  gj->spill_rec.data);
+	}
+	gj->spill_stats.written += gj->groups->ngroups;
+	gj->spill_stats.write_ms += elapsed_ms_since(start);
+}
+
+/* Reading a record: a cursor over its bytes. */
+typedef struct RecordReader
+{
+	const char *p;
+} RecordReader;
+
+static inline void
+get(RecordReader *r, void *dst, int n)
+{
+	memcpy(dst, r->p, n);
+	r->p += n;
+}
+
+/* The next blob, copied to aligned memory of cxt. */
+static Datum
+get_blob(RecordReader *r, MemoryContext cxt)
+{
+	uint32		n;
+	char	   *v;
+
+	get(r, &n, sizeof(n));
+	v = MemoryContextAlloc(cxt, n);
+	get(r, v, n);
+	return PointerGetDatum(v);
+}
+
+static void
+get_acc(RecordReader *r, const GpuAggSpec *a, GpuAggAcc *acc, bool *spilled)
+{
+	memset(acc, 0, sizeof(*acc));
+	*spilled = false;
+	get(r, &acc->count, sizeof(acc->count));
+	if (a->kind == GA_COUNT_STAR || a->kind == GA_COUNT)
+		return;
+	get(r, &acc->have, sizeof(acc->have));
+	if (a->kind == GA_MIN || a->kind == GA_MAX)
+	{
+		get(r, &acc->best, sizeof(acc->best));
+		return;
+	}
+#ifdef HAVE_INT128
+	if (a->argwidth == GPUHASH_NUMERIC || a->argwidth == 8)
+	{
+		get(r, &acc->wide_sum, sizeof(acc->wide_sum));
+		if (a->argwidth == GPUHASH_NUMERIC)
+			get(r, spilled, sizeof(*spilled));
+		return;
+	}
+#endif
+	get(r, &acc->sum, sizeof(acc->sum));
+}
+
+/*
+ * Combine src, an accumulator read back, into dst: what PostgreSQL's
+ * combine functions do with partial states.  Integer sums wrap, as the
+ * serial transition functions' int8 state does.
+ */
+static void
+combine_acc(GpuJoinState *gj, const GpuAggSpec *a, GpuAggAcc *dst, const GpuAggAcc *src,
+			Datum src_spill)
+{
+#ifdef HAVE_INT128
+	if (a->argwidth == GPUHASH_NUMERIC && a->kind != GA_COUNT)
+	{
+		gpuhash_fixed_combine(a, dst, src, src_spill, gj->groups->cxt, gj->agg_tmp_cxt);
+		return;
+	}
+#endif
+	dst->count += src->count;
+	switch (a->kind)
+	{
+		case GA_SUM:
+		case GA_AVG:
+#ifdef HAVE_INT128
+			if (a->argwidth == 8)
+				dst->wide_sum += src->wide_sum;
+			else
+#endif
+				dst->sum = (int64) ((uint64) dst->sum + (uint64) src->sum);
+			dst->have |= src->have;
+			break;
+		case GA_MIN:
+		case GA_MAX:
+			if (src->have &&
+				(!dst->have || (a->kind == GA_MIN ? src->best < dst->best : src->best > dst->best)))
+				dst->best = src->best;
+			dst->have |= src->have;
+			break;
+		default:
+			break;
+	}
+}
+
+/*
+ * Fold one record into its group of gj->groups; src and spilled have room
+ * for each aggregate's accumulator read back.
+ */
+static void
+combine_record(GpuJoinState *gj, const char *rec, GpuAggAcc *src, bool *spilled,
+			   MemoryContext tmp)
+{
+	RecordReader r = {rec + sizeof(uint32)};
+	int64		keys[GPUHASH_AGG_MAX_KEYS];
+	GpuAggAcc  *accs;
+	uint8		nulls;
+
+	get(&r, &nulls, sizeof(nulls));
+	for (int k = 0; k < gj->ngroupkeys; k++)
+	{
+		keys[k] = 0;
+		if (!gpuhash_text_key(&gj->group_keys[k]))
+			get(&r, &keys[k], sizeof(int64));
+	}
+	for (int i = 0; i < gj->naggs; i++)
+		get_acc(&r, &gj->aggs[i], &src[i], &spilled[i]);
+	for (int k = 0; k < gj->ngroupkeys; k++)
+		if (gpuhash_text_key(&gj->group_keys[k]) && !(nulls & (1 << k)))
+			keys[k] = gpuhash_dict_number(&gj->dicts[k], get_blob(&r, tmp));
+	accs = gpuhash_group_acc(gj->groups, gpuhash_groups_find(gj->groups, keys, nulls));
+	for (int i = 0; i < gj->naggs; i++)
+		combine_acc(gj, &gj->aggs[i], &accs[i], &src[i],
+					spilled[i] ? get_blob(&r, tmp) : (Datum) 0);
+}
+
+/*
+ * Read partition p of gj->spill back into gj->groups (empty), combining
+ * each group's records into one.
+ */
+void
+gpuhash_agg_combine_partition(GpuJoinState *gj, int p)
+{
+	MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext, "GpuHashAggregate record",
+											  ALLOCSET_SMALL_SIZES);
+	GpuAggAcc  *src = MemoryContextAlloc(tmp, Max(gj->naggs, 1) * sizeof(GpuAggAcc));
+	bool	   *spilled = MemoryContextAlloc(tmp, Max(gj->naggs, 1) * sizeof(bool));
+	MemoryContext per_record = AllocSetContextCreate(tmp, "GpuHashAggregate record values",
+													 ALLOCSET_SMALL_SIZES);
+	instr_time	start;
+	const char *rec;
+	uint64		n = 0;
+
+	INSTR_TIME_SET_CURRENT(start);
+	gpuhash_spill_begin_read(gj->spill, p);
+	while ((rec = gpuhash_spill_next(gj->spill)) != NULL)
+	{
+		if ((++n & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		combine_record(gj, rec, src, spilled, per_record);
+		MemoryContextReset(per_record);
+	}
+	gpuhash_spill_end_read(gj->spill);
+	MemoryContextDelete(tmp);
+	gj->spill_stats.partitions++;
+	gj->spill_stats.combined += n;
+	gj->spill_stats.combine_ms += elapsed_ms_since(start);
+}

@@ -1,0 +1,17 @@
+/*
+ * agg_combine.h - a GpuHashAggregate's groups written out by partition and
+ * combined again (agg_combine.c, over agg_spill.c's files).
+ */
+#ifndef GPUHASH_AGG_COMBINE_H
+#define GPUHASH_AGG_COMBINE_H
+
+#pragma GCC visibility push(hidden)
+
+struct GpuJoinState;
+
+extern void gpuhash_agg_write_groups(struct GpuJoinState *gj);
+extern void gpuhash_agg_combine_partition(struct GpuJoinState *gj, int partition);
+
+#pragma GCC visibility pop
+
+#endif
