@@ -982,25 +982,20 @@ set_private(List *l, int n, Node *v)
  * participant's share of the groups left by HAVING; its cost the fold's
  * plus writing out and combining mine, the groups of one participant's
  * rows.  It is a partial path of grouped_rel, which an outer query level
- * may use as one, and a Gather over it is a path: no Finalize Aggregate,
- * and only final groups pass the Gather.
+ * may use as one, and a Gather over it is a path (add_combined_aggs): no
+ * Finalize Aggregate, and only final groups pass the Gather.
  */
 static void
 add_combined(PlannerInfo *root, RelOptInfo *grouped_rel, CustomPath *cp, const AggShape *shape,
-			 double total, double mine, double out, int combine_at, int groups_at)
+			 double total, double mine, int combine_at, int groups_at)
 {
-	double		rows = out * participants_of(&cp->path);
-
 	cp->path.parallel_aware = true;
 	cp->path.total_cost += combine_cost(shape, mine);
 	cp->path.startup_cost = cp->path.total_cost;
 	set_private(cp->custom_private, combine_at, (Node *) makeInteger(true));
 	set_private(cp->custom_private, groups_at, groups_string(total));
-	if (!cp->path.parallel_safe)
-		return;
-	add_partial_path(grouped_rel, &cp->path);
-	add_path(grouped_rel, (Path *) create_gather_path(root, grouped_rel, &cp->path,
-													  grouped_rel->reltarget, NULL, &rows));
+	if (cp->path.parallel_safe)
+		add_partial_path(grouped_rel, &cp->path);
 }
 
 /*
@@ -1050,7 +1045,7 @@ add_combined_aggs(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_
 		add_combined(root, grouped_rel,
 					 make_agg_path(root, grouped_rel, join, grouped_rel->reltarget, shape, out,
 								   false),
-					 shape, total, mine, out, AGG_PRIV_COMBINE, AGG_PRIV_GROUPS);
+					 shape, total, mine, AGG_PRIV_COMBINE, AGG_PRIV_GROUPS);
 	}
 	scan = seq_scan_of(input_rel->partial_pathlist, true);
 	if (scan != NULL && scan_agg_allowed(input_rel, shape) && aggs_compile_for_scan(shape, scan))
@@ -1059,7 +1054,23 @@ add_combined_aggs(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_
 		add_combined(root, grouped_rel,
 					 make_scan_agg_path(root, grouped_rel, input_rel, scan, grouped_rel->reltarget,
 										shape, out, false),
-					 shape, total, mine, out, SCAN_PRIV_COMBINE, SCAN_PRIV_GROUPS);
+					 shape, total, mine, SCAN_PRIV_COMBINE, SCAN_PRIV_GROUPS);
+	}
+
+	/*
+	 * A Gather over each that add_partial_path kept, made only now: it frees
+	 * the partial paths it rejects, and those a later one displaces.
+	 */
+	foreach(lc, grouped_rel->partial_pathlist)
+	{
+		Path	   *p = lfirst(lc);
+		double		rows = p->rows * participants_of(p);
+
+		if (!IsA(p, CustomPath) || (((CustomPath *) p)->methods != &gpu_agg_path_methods &&
+									((CustomPath *) p)->methods != &scan_agg_path_methods))
+			continue;
+		add_path(grouped_rel, (Path *) create_gather_path(root, grouped_rel, p,
+														  grouped_rel->reltarget, NULL, &rows));
 	}
 }
 
