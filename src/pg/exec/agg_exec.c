@@ -1739,11 +1739,14 @@ reinit_dsm_agg(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 
 	if (!gj->scan_only)
 		gpuhash_join_reinit_dsm(node, pcxt, coordinate);
-	if (gj->spill_shared == NULL)
+	if (!gj->agg_combine)
 		return;
 	/* as for the build: the leader lets go of the last round's files first */
 	combine_detach(gj);
 	gj->combining = false;
+	gj->all_spill_stats = NULL;
+	gj->spill_shared = (GpuAggSpillShared *) ((char *) coordinate +
+											  join_part_size(gj, gj->nparticipants));
 	gpuhash_spill_shared_reinit(gj->spill_shared);
 }
 
@@ -1751,20 +1754,14 @@ static void
 init_worker_agg(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
 	GpuJoinState *gj = (GpuJoinState *) node;
-	int			n;
 
 	if (!gj->scan_only)
 		gpuhash_join_init_worker(node, toc, coordinate);
 	if (!gj->agg_combine)
 		return;
-	/* the join's part is sized by the participants, which the groups' part records too */
-	if (gj->scan_only)
-		gj->spill_shared = coordinate;
-	else
-	{
-		n = gj->nparticipants;
-		gj->spill_shared = (GpuAggSpillShared *) ((char *) coordinate + join_part_size(gj, n));
-	}
+	/* after the join's part, which its state sized by the participants */
+	gj->spill_shared = (GpuAggSpillShared *) ((char *) coordinate +
+											  join_part_size(gj, gj->nparticipants));
 	gj->nparticipants = gj->spill_shared->nparticipants;
 }
 
