@@ -13,15 +13,19 @@ SET gpuhash.batch_rows = 4096;
 
 \i sql/compare.psql
 
--- does q's plan combine the groups in the participants?
-CREATE FUNCTION pg_temp.combined(q text) RETURNS boolean LANGUAGE plpgsql AS $$
+-- does EXPLAIN (opts) of q have a line matching pattern?
+CREATE FUNCTION pg_temp.explain_has(q text, opts text, pattern text) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE l text; found boolean := false;
 BEGIN
-  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    found := found OR l ~ 'Group Combine: by the participants';
+  FOR l IN EXECUTE 'EXPLAIN (' || opts || ') ' || q LOOP
+    found := found OR l ~ pattern;
   END LOOP;
   RETURN found;
 END $$;
+-- does q's plan combine the groups in the participants?
+CREATE FUNCTION pg_temp.combined(q text) RETURNS boolean LANGUAGE sql AS $$
+  SELECT pg_temp.explain_has(q, 'COSTS OFF', 'Group Combine: by the participants')
+$$;
 
 CREATE TABLE cb_fact (k int8, t text, b char(4), q numeric(15,2), big numeric(40,2), n int4, s int2, d date);
 INSERT INTO cb_fact SELECT CASE WHEN i % 97 = 0 THEN NULL ELSE i % 20000 END,
@@ -96,14 +100,10 @@ ANALYZE cb_serial;
 INSERT INTO cb_serial SELECT i, 'y' || (i % 1000), CASE WHEN i = 5 THEN 'NaN' ELSE i / 100.0 END
                FROM generate_series(1, 100000) i;
 SET work_mem = '256kB';
-CREATE FUNCTION pg_temp.written_out(q text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE l text; found boolean := false;
-BEGIN
-  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ' || q LOOP
-    found := found OR l ~ 'Groups Written Out: 100010';
-  END LOOP;
-  RETURN found;
-END $$;
+-- did q's node write its 100 010 groups out?
+CREATE FUNCTION pg_temp.written_out(q text) RETURNS boolean LANGUAGE sql AS $$
+  SELECT pg_temp.explain_has(q, 'ANALYZE, COSTS OFF, TIMING OFF', 'Groups Written Out: 100010')
+$$;
 SELECT q, pg_temp.written_out(q) AS written_out, pg_temp.same(q) FROM (VALUES
   ('SELECT k, t, sum(q), count(*) FROM cb_serial GROUP BY k, t'),
   ('SELECT k, t, sum(q) FROM cb_serial GROUP BY k, t HAVING sum(q) > 900')

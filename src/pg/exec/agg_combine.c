@@ -26,21 +26,11 @@
 #include "agg_spill.h"
 #include "join_state.h"
 
-static inline uint64
-mix(uint64 h)
-{
-	h ^= h >> 31;
-	h *= UINT64CONST(0x7fb5d329728ea185);
-	h ^= h >> 27;
-	h *= UINT64CONST(0x81dadef4bc2dd44d);
-	h ^= h >> 33;
-	return h;
-}
-
 /* A group's partition, from its keys (text keys: their bytes' hashes). */
 static int
 partition_of(const GpuJoinState *gj, const int64 *keys, uint8 nulls, int npartitions)
 {
+	/* a seed of its own: the group table's hash starts from the NULL mask alone */
 	uint64		h = UINT64CONST(0x243f6a8885a308d3) ^ nulls;
 
 	for (int k = 0; k < gj->ngroupkeys; k++)
@@ -50,9 +40,9 @@ partition_of(const GpuJoinState *gj, const int64 *keys, uint8 nulls, int npartit
 		if (!(nulls & (1 << k)))
 			v = gpuhash_text_key(&gj->group_keys[k]) ?
 				gpuhash_dict_hash(&gj->dicts[k], (uint32) keys[k]) : (uint64) keys[k];
-		h = mix(h ^ v) + k;
+		h = gpuhash_mix64(h ^ v) + k;
 	}
-	/* the high bits: the group table hashes integer keys with their low ones */
+	/* the high bits: the group table's slots take the low ones */
 	return (int) ((h >> 40) & (uint64) (npartitions - 1));
 }
 

@@ -44,23 +44,12 @@ gpuhash_groups_reset(GpuAggGroups *g)
 }
 
 static inline uint64
-mix64(uint64 h)
-{
-	h ^= h >> 33;
-	h *= UINT64CONST(0xff51afd7ed558ccd);
-	h ^= h >> 33;
-	h *= UINT64CONST(0xc4ceb9fe1a85ec53);
-	h ^= h >> 33;
-	return h;
-}
-
-static inline uint64
 hash_keys(int nkeys, const int64 *keys, uint8 nullmask)
 {
 	uint64		h = nullmask;
 
 	for (int k = 0; k < nkeys; k++)
-		h = mix64(h ^ (uint64) keys[k]) + k;
+		h = gpuhash_mix64(h ^ (uint64) keys[k]) + k;
 	return h;
 }
 

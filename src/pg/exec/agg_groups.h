@@ -69,6 +69,18 @@ gpuhash_dict_hash(const GpuAggDict *d, uint32 number)
 	return d->hashes[number];
 }
 
+/* a 64-bit finalizer (MurmurHash3's constants): every bit of h moves every bit of the result */
+static inline uint64
+gpuhash_mix64(uint64 h)
+{
+	h ^= h >> 33;
+	h *= UINT64CONST(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	h *= UINT64CONST(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	return h;
+}
+
 /* memory the table's entries and slots take */
 static inline Size
 gpuhash_groups_bytes(const GpuAggGroups *g)
