@@ -91,6 +91,22 @@ RESET gpuhash.enable_group_combine;
 -- a handful of groups stays with the Finalize Aggregate
 SELECT pg_temp.combined('SELECT b, sum(q) FROM cb_fact GROUP BY b') AS combined_few_groups;
 
+-- combined by the participants where the planner saw ten groups and a
+-- partition holds thousands: a partition past hash_mem is split again (its
+-- groups not in the table written to files of their own) until each fits
+CREATE TABLE cb_split (k int8, t text, q numeric(15,2)) WITH (autovacuum_enabled = off);
+INSERT INTO cb_split SELECT i % 10, 'x' || (i % 10), i / 100.0 FROM generate_series(1, 20000) i;
+ANALYZE cb_split;
+INSERT INTO cb_split SELECT i % 50000, 'y' || (i % 997), i / 100.0 FROM generate_series(1, 150000) i;
+SET parallel_tuple_cost = 1; SET work_mem = '64kB';
+SELECT pg_temp.explain_has('SELECT count(*), sum(s), sum(c) FROM (SELECT k, t, sum(q) s, count(*) c FROM cb_split GROUP BY k, t) x',
+                           'ANALYZE, COSTS OFF, TIMING OFF', 'written again \(partitions past hash_mem\)') AS split_again;
+SELECT count(*), sum(s), sum(c) FROM (SELECT k, t, sum(q) s, count(*) c FROM cb_split GROUP BY k, t) x;
+SET gpuhash.enable_aggregate = off;
+SELECT count(*), sum(s), sum(c) FROM (SELECT k, t, sum(q) s, count(*) c FROM cb_split GROUP BY k, t) x;
+RESET gpuhash.enable_aggregate; RESET parallel_tuple_cost; RESET work_mem;
+DROP TABLE cb_split;
+
 -- serial: the planner saw ten groups, the table holds 100 010; it is
 -- written out past hash_mem and combined by partition
 SET max_parallel_workers_per_gather = 0;

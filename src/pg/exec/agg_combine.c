@@ -8,11 +8,14 @@
  * numeric sum kept beside the integer one travels as a numeric.  A group's
  * partition comes from a hash that every process computes alike (integer
  * values, text bytes), so that all of a group's records meet in one
- * partition, and from other bits than the group table's slots use.
+ * partition, and from other bits than the group table's slots use.  The
+ * record keeps that hash, so that a partition too large to combine in
+ * hash_mem can be split again by other bits of it (spill levels below).
  *
- * Layout (no alignment; read with memcpy): uint32 length, uint8 NULL mask,
- * an int64 per integer key, each aggregate's fields, then a uint32 length
- * and the bytes of each non-NULL text key and of each numeric sum.
+ * Layout (no alignment; read with memcpy): uint32 length, uint64 hash,
+ * uint8 NULL mask, an int64 per integer key, each aggregate's fields, then a
+ * uint32 length and the bytes of each non-NULL text key and of each numeric
+ * sum.
  */
 #include "gpuhash_pg.h"
 
@@ -26,9 +29,9 @@
 #include "agg_spill.h"
 #include "join_state.h"
 
-/* A group's partition, from its keys (text keys: their bytes' hashes). */
-static int
-partition_of(const GpuJoinState *gj, const int64 *keys, uint8 nulls, int npartitions)
+/* A group's hash, from its keys (text keys: their bytes' hashes). */
+static uint64
+group_hash(const GpuJoinState *gj, const int64 *keys, uint8 nulls)
 {
 	/* a seed of its own: the group table's hash starts from the NULL mask alone */
 	uint64		h = UINT64CONST(0x243f6a8885a308d3) ^ nulls;
@@ -42,7 +45,19 @@ partition_of(const GpuJoinState *gj, const int64 *keys, uint8 nulls, int npartit
 				gpuhash_dict_hash(&gj->dicts[k], (uint32) keys[k]) : (uint64) keys[k];
 		h = gpuhash_mix64(h ^ v) + k;
 	}
-	/* the high bits: the group table's slots take the low ones */
+	return h;
+}
+
+/*
+ * The partition of a group of hash h at spill level level: the high bits,
+ * since the group table's slots take the low ones; below the first level,
+ * of the hash mixed again, so that a partition's groups spread anew.
+ */
+static int
+partition_of(uint64 h, int level, int npartitions)
+{
+	if (level > 0)
+		h = gpuhash_mix64(h + level);
 	return (int) ((h >> 40) & (uint64) (npartitions - 1));
 }
 
@@ -96,9 +111,11 @@ group_record(GpuJoinState *gj, uint32 g, StringInfo b)
 	uint8		nulls = gpuhash_group_nulls(gj->groups, g);
 	const GpuAggAcc *accs = gpuhash_group_acc(gj->groups, g);
 	uint32		len = 0;
+	uint64		h = group_hash(gj, keys, nulls);
 
 	resetStringInfo(b);
 	put(b, &len, sizeof(len));
+	put(b, &h, sizeof(h));
 	put(b, &nulls, sizeof(nulls));
 	for (int k = 0; k < gj->ngroupkeys; k++)
 		if (!gpuhash_text_key(&gj->group_keys[k]))
@@ -138,9 +155,9 @@ gpuhash_agg_write_groups(GpuJoinState *gj)
 		if ((g & 0xFFFF) == 0xFFFF)
 			CHECK_FOR_INTERRUPTS();
 		group_record(gj, (uint32) g, &gj->spill_rec);
-		gpuhash_spill_put(gj->spill, partition_of(gj, gpuhash_group_keys(gj->groups, (uint32) g),
-												  gpuhash_group_nulls(gj->groups, (uint32) g),
-												  npartitions),
+		gpuhash_spill_put(gj->spill,
+						  partition_of(*(uint64 *) (gj->spill_rec.data + sizeof(uint32)), 0,
+									   npartitions),
 						  gj->spill_rec.data);
 	}
 	gj->spill_stats.written += gj->groups->ngroups;
@@ -240,16 +257,25 @@ combine_acc(GpuJoinState *gj, const GpuAggSpec *a, GpuAggAcc *dst, const GpuAggA
 	}
 }
 
+/* Has the table of groups passed hash_mem? */
+static bool
+table_full(const GpuJoinState *gj)
+{
+	return gpuhash_groups_bytes(gj->groups) > (Size) get_hash_memory_limit();
+}
+
 /*
- * Fold one record into its group of gj->groups; src and spilled have room
- * for each aggregate's accumulator read back.
+ * Fold one record into its group of gj->groups, made if new unless full is
+ * set; false when it was not there to fold into.  src and spilled have
+ * room for each aggregate's accumulator read back.
  */
-static void
-combine_record(GpuJoinState *gj, const char *rec, GpuAggAcc *src, bool *spilled,
+static bool
+combine_record(GpuJoinState *gj, const char *rec, bool full, GpuAggAcc *src, bool *spilled,
 			   MemoryContext tmp)
 {
-	RecordReader r = {rec + sizeof(uint32)};
+	RecordReader r = {rec + sizeof(uint32) + sizeof(uint64)};
 	int64		keys[GPUHASH_AGG_MAX_KEYS];
+	uint32		group;
 	GpuAggAcc  *accs;
 	uint8		nulls;
 
@@ -264,19 +290,32 @@ combine_record(GpuJoinState *gj, const char *rec, GpuAggAcc *src, bool *spilled,
 		get_acc(&r, &gj->aggs[i], &src[i], &spilled[i]);
 	for (int k = 0; k < gj->ngroupkeys; k++)
 		if (gpuhash_text_key(&gj->group_keys[k]) && !(nulls & (1 << k)))
-			keys[k] = gpuhash_dict_number(&gj->dicts[k], get_blob(&r, tmp));
-	accs = gpuhash_group_acc(gj->groups, gpuhash_groups_find(gj->groups, keys, nulls));
+		{
+			keys[k] = gpuhash_dict_number(&gj->dicts[k], get_blob(&r, tmp), !full);
+			if (keys[k] == (uint32) -1)
+				return false;	/* a value no group has yet */
+		}
+	group = gpuhash_groups_find(gj->groups, keys, nulls, !full);
+	if (group == GPUHASH_NO_GROUP)
+		return false;
+	accs = gpuhash_group_acc(gj->groups, group);
 	for (int i = 0; i < gj->naggs; i++)
 		combine_acc(gj, &gj->aggs[i], &accs[i], &src[i],
 					spilled[i] ? get_blob(&r, tmp) : (Datum) 0);
+	return true;
 }
 
 /*
- * Read partition p of gj->spill back into gj->groups (empty), combining
- * each group's records into one.
+ * Read partition p of from (at spill level level) back into gj->groups
+ * (empty), combining each group's records into one.  Once the table passes
+ * hash_mem, a record of a group it holds is still combined there, and one
+ * of another group is written to *overflow (made here, a private spill of
+ * level + 1), as PostgreSQL's hash aggregation spills: the groups left in
+ * the table are then complete, and the others are combined later.
  */
 void
-gpuhash_agg_combine_partition(GpuJoinState *gj, int p)
+gpuhash_agg_combine_partition(GpuJoinState *gj, GpuAggSpill *from, int level, int p,
+							  GpuAggSpill **overflow)
 {
 	MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext, "GpuHashAggregate record",
 											  ALLOCSET_SMALL_SIZES);
@@ -287,17 +326,34 @@ gpuhash_agg_combine_partition(GpuJoinState *gj, int p)
 	instr_time	start;
 	const char *rec;
 	uint64		n = 0;
+	bool		full = false;
 
 	INSTR_TIME_SET_CURRENT(start);
-	gpuhash_spill_begin_read(gj->spill, p);
-	while ((rec = gpuhash_spill_next(gj->spill)) != NULL)
+	*overflow = NULL;
+	gpuhash_spill_begin_read(from, p);
+	while ((rec = gpuhash_spill_next(from)) != NULL)
 	{
-		if ((++n & 0xFFFF) == 0)
+		if ((++n & 0x3FF) == 0)
+		{
 			CHECK_FOR_INTERRUPTS();
-		combine_record(gj, rec, src, spilled, per_record);
+			/* at least one group stays, so that every level makes progress */
+			full = full || (gj->groups->ngroups > 0 && table_full(gj));
+		}
+		if (!combine_record(gj, rec, full, src, spilled, per_record))
+		{
+			if (*overflow == NULL)
+				*overflow = gpuhash_spill_open_local(GPUHASH_SPILL_SPLIT,
+													 gj->css.ss.ps.state->es_query_cxt);
+			/* the record as read, its hash with it */
+			gpuhash_spill_put(*overflow,
+							  partition_of(*(const uint64 *) (rec + sizeof(uint32)), level + 1,
+										   GPUHASH_SPILL_SPLIT),
+							  (void *) rec);
+			gj->spill_stats.rewritten++;
+		}
 		MemoryContextReset(per_record);
 	}
-	gpuhash_spill_end_read(gj->spill);
+	gpuhash_spill_end_read(from);
 	MemoryContextDelete(tmp);
 	gj->spill_stats.partitions++;
 	gj->spill_stats.combined += n;

@@ -8,9 +8,12 @@
 #pragma GCC visibility push(hidden)
 
 struct GpuJoinState;
+struct GpuAggSpill;
 
 extern void gpuhash_agg_write_groups(struct GpuJoinState *gj);
-extern void gpuhash_agg_combine_partition(struct GpuJoinState *gj, int partition);
+extern void gpuhash_agg_combine_partition(struct GpuJoinState *gj, struct GpuAggSpill *from,
+										  int level, int partition,
+										  struct GpuAggSpill **overflow);
 
 #pragma GCC visibility pop
 

@@ -40,6 +40,7 @@
 #define FOLD_CHUNK 2048
 
 static int	add_leaf(GpuJoinState *gj, const GpuAggInstr *in);
+static void close_splits(GpuJoinState *gj);
 
 static void
 agg_setup(GpuJoinState *gj, List *specs, List *keys)
@@ -191,6 +192,7 @@ rescan_gpu_agg(CustomScanState *node)
 	gj->agg_folded = false;
 	gj->agg_next = 0;
 	/* a shared spill's state is set up again by the leader's reinit_dsm */
+	close_splits(gj);
 	if (gj->spill != NULL && gj->spill_shared == NULL)
 	{
 		gpuhash_spill_close(gj->spill);
@@ -402,9 +404,9 @@ row_accumulators(GpuJoinState *gj, const Datum *ov, const bool *on, const Datum 
 		else
 			keys[k] = gpuhash_dict_number(&gj->dicts[k], PointerGetDatum(
 					(key->op == GO_OUTER ? gj->outer.arena : gj->inner.arena) +
-					(key->op == GO_OUTER ? ov : iv)[key->col]));
+					(key->op == GO_OUTER ? ov : iv)[key->col]), true);
 	}
-	return gpuhash_group_acc(gj->groups, gpuhash_groups_find(gj->groups, keys, nulls));
+	return gpuhash_group_acc(gj->groups, gpuhash_groups_find(gj->groups, keys, nulls, true));
 }
 
 /*
@@ -820,7 +822,7 @@ gather_text_key(GpuJoinState *gj, int k, const uint32 *orows, const uint64 *brow
 			v[j] = known[r];
 			continue;
 		}
-		v[j] = gpuhash_dict_number(d, PointerGetDatum(st->arena + row[key->col]));
+		v[j] = gpuhash_dict_number(d, PointerGetDatum(st->arena + row[key->col]), true);
 		if (known)
 			known[r] = v[j];
 	}
@@ -1427,10 +1429,19 @@ combine_attach(GpuJoinState *gj)
 	}
 }
 
+/* The partitions split again, their files deleted. */
+static void
+close_splits(GpuJoinState *gj)
+{
+	while (gj->nsplits > 0)
+		gpuhash_spill_close(gj->splits[--gj->nsplits]);
+}
+
 /* Done combining (or shut down): let go of the barrier and the files. */
 static void
 combine_detach(GpuJoinState *gj)
 {
+	close_splits(gj);
 	publish_spill_stats(gj);
 	if (gj->spill_attached)
 	{
@@ -1467,16 +1478,42 @@ start_combining(GpuJoinState *gj)
 	gj->combining = true;
 }
 
-/* The groups of the next partition in the table; false when none is left. */
+/*
+ * The groups of the next partition in the table; false when none is left.
+ * The partitions split again (agg_combine.c) come first, the deepest level
+ * first, then the next of the spill's.
+ */
 static bool
 next_partition(GpuJoinState *gj)
 {
-	int			p;
-
 	restart_groups(gj);
-	while (gj->spill != NULL && (p = gpuhash_spill_claim(gj->spill)) >= 0)
+	while (gj->spill != NULL)
 	{
-		gpuhash_agg_combine_partition(gj, p);
+		int			level = gj->nsplits;
+		GpuAggSpill *from = level > 0 ? gj->splits[level - 1] : gj->spill;
+		GpuAggSpill *overflow;
+		int			p = gpuhash_spill_claim(from);
+
+		if (p < 0)
+		{
+			if (level == 0)
+				break;
+			gpuhash_spill_close(gj->splits[--gj->nsplits]);
+			continue;
+		}
+		gpuhash_agg_combine_partition(gj, from, level, p, &overflow);
+		if (overflow != NULL)
+		{
+			if (gj->nsplits == GPUHASH_SPILL_MAX_LEVELS)
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("too many groups for a GpuHashAggregate's hash_mem"),
+						 errdetail("A partition of its groups was split %d times and still did not fit.",
+								   GPUHASH_SPILL_MAX_LEVELS),
+						 errhint("Raise work_mem or hash_mem_multiplier, or set gpuhash.enable_aggregate to off.")));
+			gpuhash_spill_end_write(overflow);
+			gj->splits[gj->nsplits++] = overflow;
+		}
 		if (gj->groups->ngroups > 0)
 			return true;
 	}
@@ -1605,10 +1642,13 @@ explain_spill_participant(GpuJoinState *gj, int i, const GpuAggSpillStats *s, Ex
 			appendStringInfo(str, "%llu rows folded (read %.3f ms, fold %.3f ms), ",
 							 (unsigned long long) s->rows, s->read_ms, s->fold_ms);
 		appendStringInfo(str, "%llu groups written in %.3f ms, waited %.3f ms, "
-						 "%d partitions combined (%llu groups read) in %.3f ms, %llu groups emitted\n",
+						 "%d partitions combined (%llu groups read) in %.3f ms",
 						 (unsigned long long) s->written, s->write_ms, s->wait_ms,
-						 s->partitions, (unsigned long long) s->combined, s->combine_ms,
-						 (unsigned long long) s->emitted);
+						 s->partitions, (unsigned long long) s->combined, s->combine_ms);
+		if (s->rewritten > 0)
+			appendStringInfo(str, ", %llu written again (partitions past hash_mem)",
+							 (unsigned long long) s->rewritten);
+		appendStringInfo(str, ", %llu groups emitted\n", (unsigned long long) s->emitted);
 		return;
 	}
 	ExplainOpenGroup("Combine Participant", NULL, true, es);
@@ -1625,6 +1665,7 @@ explain_spill_participant(GpuJoinState *gj, int i, const GpuAggSpillStats *s, Ex
 	ExplainPropertyInteger("Partitions Combined", NULL, s->partitions, es);
 	ExplainPropertyUInteger("Groups Read", NULL, s->combined, es);
 	ExplainPropertyFloat("Combine Time", "ms", s->combine_ms, 3, es);
+	ExplainPropertyUInteger("Groups Written Again", NULL, s->rewritten, es);
 	ExplainPropertyUInteger("Groups Emitted", NULL, s->emitted, es);
 	ExplainCloseGroup("Combine Participant", NULL, true, es);
 }
@@ -1652,6 +1693,8 @@ explain_spill(GpuJoinState *gj, ExplainState *es)
 	{
 		ExplainPropertyUInteger("Groups Written Out", NULL, gj->spill_stats.written, es);
 		ExplainPropertyInteger("Group Partitions", NULL, gj->spill_stats.partitions, es);
+		if (gj->spill_stats.rewritten > 0)
+			ExplainPropertyUInteger("Groups Written Again", NULL, gj->spill_stats.rewritten, es);
 		ExplainPropertyFloat("Write Time", "ms", gj->spill_stats.write_ms, 3, es);
 		ExplainPropertyFloat("Combine Time", "ms", gj->spill_stats.combine_ms, 3, es);
 	}
@@ -1796,6 +1839,7 @@ end_agg(CustomScanState *node)
 {
 	GpuJoinState *gj = (GpuJoinState *) node;
 
+	close_splits(gj);
 	if (gj->spill != NULL)
 	{
 		gpuhash_spill_close(gj->spill);

@@ -118,14 +118,17 @@ add_group(GpuAggGroups *g, uint64 slot, uint64 h, const int64 *keys, uint8 nullm
 }
 
 /*
- * The group of keys, made if new; a NULL key's value is 0 in keys (its bit
- * is set in nullmask), so keys compare whole.
+ * The group of keys, made if new (make), else GPUHASH_NO_GROUP; a NULL
+ * key's value is 0 in keys (its bit is set in nullmask), so keys compare
+ * whole.
  */
 static uint32
-find_clean(GpuAggGroups *g, const int64 *keys, uint8 nullmask)
+probe(GpuAggGroups *g, const int64 *keys, uint8 nullmask, bool make)
 {
 	uint64		h;
 
+	if (!make && g->slots == NULL)
+		return GPUHASH_NO_GROUP;
 	if (g->slots == NULL || g->ngroups * 2 >= g->mask + 1)
 		grow_slots(g);
 	h = hash_keys(g->nkeys, keys, nullmask);
@@ -135,7 +138,7 @@ find_clean(GpuAggGroups *g, const int64 *keys, uint8 nullmask)
 		const int64 *ek;
 
 		if (v == 0)
-			return add_group(g, s, h, keys, nullmask);
+			return make ? add_group(g, s, h, keys, nullmask) : GPUHASH_NO_GROUP;
 		ek = gpuhash_group_keys(g, v - 1);
 		if (*(uint64 *) gpuhash_group_entry(g, v - 1) == h &&
 			*(const uint8 *) (ek + g->nkeys) == nullmask &&
@@ -144,16 +147,19 @@ find_clean(GpuAggGroups *g, const int64 *keys, uint8 nullmask)
 	}
 }
 
-/* The number of the group of keys (NULL where nullmask's bit is set), made if new. */
+/*
+ * The number of the group of keys (NULL where nullmask's bit is set), made
+ * if new (make), else GPUHASH_NO_GROUP.
+ */
 uint32
-gpuhash_groups_find(GpuAggGroups *g, const int64 *keys, uint8 nullmask)
+gpuhash_groups_find(GpuAggGroups *g, const int64 *keys, uint8 nullmask, bool make)
 {
 	int64		clean[GPUHASH_AGG_MAX_KEYS];
 
 	/* a NULL key's value is not part of the group */
 	for (int k = 0; k < g->nkeys; k++)
 		clean[k] = (nullmask & (1 << k)) ? 0 : keys[k];
-	return find_clean(g, clean, nullmask);
+	return probe(g, clean, nullmask, make);
 }
 
 /*
@@ -170,7 +176,7 @@ gpuhash_groups_find_batch(GpuAggGroups *g, int n, int64 *const *keys, const uint
 	{
 		for (int k = 0; k < g->nkeys; k++)
 			row[k] = (nullmask[j] & (1 << k)) ? 0 : keys[k][j];
-		group[j] = find_clean(g, row, nullmask[j]);
+		group[j] = probe(g, row, nullmask[j], true);
 	}
 }
 
@@ -218,9 +224,12 @@ grow_dict(GpuAggDict *d)
 		MemoryContextAllocHuge(d->cxt, d->cap * sizeof(uint64));
 }
 
-/* The number of a text value (any varlena form), given one if it is new. */
+/*
+ * The number of a text value (any varlena form), given one if it is new
+ * (make), else -1 (as uint32) when it is.
+ */
 uint32
-gpuhash_dict_number(GpuAggDict *d, Datum value)
+gpuhash_dict_number(GpuAggDict *d, Datum value, bool make)
 {
 	struct varlena *v = (struct varlena *) DatumGetPointer(value);
 	struct varlena *flat = v;
@@ -234,13 +243,15 @@ gpuhash_dict_number(GpuAggDict *d, Datum value)
 	p = VARDATA_ANY(flat);
 	len = compared_length(d, p, VARSIZE_ANY_EXHDR(flat));
 	h = hash_bytes_extended((const unsigned char *) p, len, 0);
-	if (d->slots == NULL || d->nvalues >= d->cap)
+	if (make && (d->slots == NULL || d->nvalues >= d->cap))
 		grow_dict(d);
-	for (uint64 s = h & d->mask;; s = (s + 1) & d->mask)
+	for (uint64 s = h & d->mask; d->slots != NULL; s = (s + 1) & d->mask)
 	{
 		uint32		n = d->slots[s];
 		struct varlena *e;
 
+		if (n == 0 && !make)
+			break;
 		if (n == 0)
 		{
 			MemoryContext old = MemoryContextSwitchTo(d->cxt);

@@ -30,7 +30,10 @@ typedef struct GpuAggGroups
 
 extern void gpuhash_groups_init(GpuAggGroups *g, MemoryContext cxt, int nkeys, Size acc_bytes);
 extern void gpuhash_groups_reset(GpuAggGroups *g);
-extern uint32 gpuhash_groups_find(GpuAggGroups *g, const int64 *keys, uint8 nullmask);
+/* what gpuhash_groups_find returns for a group that is not there and was not to be made */
+#define GPUHASH_NO_GROUP PG_UINT32_MAX
+
+extern uint32 gpuhash_groups_find(GpuAggGroups *g, const int64 *keys, uint8 nullmask, bool make);
 extern void gpuhash_groups_find_batch(GpuAggGroups *g, int n, int64 *const *keys,
 									  const uint8 *nullmask, uint32 *group);
 
@@ -54,7 +57,7 @@ typedef struct GpuAggDict
 } GpuAggDict;
 
 extern void gpuhash_dict_init(GpuAggDict *d, MemoryContext cxt, bool bpchar);
-extern uint32 gpuhash_dict_number(GpuAggDict *d, Datum value);
+extern uint32 gpuhash_dict_number(GpuAggDict *d, Datum value, bool make);
 
 static inline Datum
 gpuhash_dict_value(const GpuAggDict *d, uint32 number)

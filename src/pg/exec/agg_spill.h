@@ -27,6 +27,12 @@
 /* partitions at most; a power of two */
 #define GPUHASH_SPILL_MAX_PARTITIONS 1024
 
+/* partitions of a partition too large to combine in hash_mem, split again */
+#define GPUHASH_SPILL_SPLIT 32
+
+/* levels of such splits at most (32^8 times the groups of the first level) */
+#define GPUHASH_SPILL_MAX_LEVELS 8
+
 /* What one participant did, for EXPLAIN ANALYZE. */
 typedef struct GpuAggSpillStats
 {
@@ -39,6 +45,7 @@ typedef struct GpuAggSpillStats
 	double		wait_ms;		/* for the others to finish writing */
 	int			partitions;		/* combined by this participant */
 	uint64		combined;		/* groups read back */
+	uint64		rewritten;		/* ... and written again, their partition too large */
 	double		combine_ms;
 	uint64		emitted;		/* groups it emitted */
 } GpuAggSpillStats;

@@ -191,6 +191,9 @@ typedef struct GpuJoinState
 	GpuAggSpillShared *spill_shared;	/* parallel: in the query's shared memory */
 	struct GpuAggSpill *spill;	/* this process's handle, or NULL */
 	bool		spill_attached; /* to spill_shared's barrier */
+	/* partitions too large to combine, split again: one private spill a level below spill */
+	struct GpuAggSpill *splits[GPUHASH_SPILL_MAX_LEVELS];
+	int			nsplits;
 	bool		combining;		/* groups are emitted a partition at a time */
 	StringInfoData spill_rec;	/* the record being written */
 	GpuAggSpillStats spill_stats;
