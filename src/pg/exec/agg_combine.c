@@ -61,6 +61,16 @@ partition_of(uint64 h, int level, int npartitions)
 	return (int) ((h >> 40) & (uint64) (npartitions - 1));
 }
 
+/* a record's key hash, which follows its length */
+static inline uint64
+record_hash(const char *rec)
+{
+	uint64		h;
+
+	memcpy(&h, rec + sizeof(uint32), sizeof(h));
+	return h;
+}
+
 static inline void
 put(StringInfo b, const void *p, int n)
 {
@@ -156,8 +166,7 @@ gpuhash_agg_write_groups(GpuJoinState *gj)
 			CHECK_FOR_INTERRUPTS();
 		group_record(gj, (uint32) g, &gj->spill_rec);
 		gpuhash_spill_put(gj->spill,
-						  partition_of(*(uint64 *) (gj->spill_rec.data + sizeof(uint32)), 0,
-									   npartitions),
+						  partition_of(record_hash(gj->spill_rec.data), 0, npartitions),
 						  gj->spill_rec.data);
 	}
 	gj->spill_stats.written += gj->groups->ngroups;
@@ -346,8 +355,7 @@ gpuhash_agg_combine_partition(GpuJoinState *gj, GpuAggSpill *from, int level, in
 													 gj->css.ss.ps.state->es_query_cxt);
 			/* the record as read, its hash with it */
 			gpuhash_spill_put(*overflow,
-							  partition_of(*(const uint64 *) (rec + sizeof(uint32)), level + 1,
-										   GPUHASH_SPILL_SPLIT),
+							  partition_of(record_hash(rec), level + 1, GPUHASH_SPILL_SPLIT),
 							  (void *) rec);
 			gj->spill_stats.rewritten++;
 		}

@@ -999,7 +999,7 @@ add_combined(PlannerInfo *root, RelOptInfo *grouped_rel, CustomPath *cp, const A
 }
 
 /*
- * The groups of a parallel input of rows_each rows a participant: all of
+ * The groups of a parallel input (its rows are one participant's): all of
  * them (*total), one participant's (*mine), and one participant's share of
  * those that HAVING leaves (the result).
  */
