@@ -266,13 +266,6 @@ combine_acc(GpuJoinState *gj, const GpuAggSpec *a, GpuAggAcc *dst, const GpuAggA
 	}
 }
 
-/* Has the table of groups passed hash_mem? */
-static bool
-table_full(const GpuJoinState *gj)
-{
-	return gpuhash_groups_bytes(gj->groups) > (Size) get_hash_memory_limit();
-}
-
 /*
  * Fold one record into its group of gj->groups, made if new unless full is
  * set; false when it was not there to fold into.  src and spilled have
@@ -346,7 +339,7 @@ gpuhash_agg_combine_partition(GpuJoinState *gj, GpuAggSpill *from, int level, in
 		{
 			CHECK_FOR_INTERRUPTS();
 			/* at least one group stays, so that every level makes progress */
-			full = full || (gj->groups->ngroups > 0 && table_full(gj));
+			full = full || (gj->groups->ngroups > 0 && gpuhash_groups_full(gj->groups));
 		}
 		if (!combine_record(gj, rec, full, src, spilled, per_record))
 		{

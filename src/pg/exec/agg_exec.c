@@ -41,6 +41,7 @@
 
 static int	add_leaf(GpuJoinState *gj, const GpuAggInstr *in);
 static void close_splits(GpuJoinState *gj);
+static void restart_groups(GpuJoinState *gj);
 
 static void
 agg_setup(GpuJoinState *gj, List *specs, List *keys)
@@ -184,11 +185,7 @@ rescan_gpu_agg(CustomScanState *node)
 			pfree(DatumGetPointer(gj->acc[i].spill));
 	memset(gj->acc, 0, gj->naggs * sizeof(GpuAggAcc));
 	if (gj->groups && gj->groups->cxt)
-	{
-		MemoryContextReset(gj->groups->cxt);
-		gpuhash_groups_reset(gj->groups);
-		reset_text_keys(gj);
-	}
+		restart_groups(gj);
 	gj->agg_folded = false;
 	gj->agg_next = 0;
 	/* a shared spill's state is set up again by the leader's reinit_dsm */
@@ -1258,8 +1255,18 @@ key_datum(int64 v, int width)
 static bool
 groups_full(GpuJoinState *gj)
 {
-	return gj->ngroupkeys > 0 && gj->naggs > 0 &&
-		gpuhash_groups_bytes(gj->groups) > (Size) get_hash_memory_limit();
+	return gj->ngroupkeys > 0 && gj->naggs > 0 && gpuhash_groups_full(gj->groups);
+}
+
+/*
+ * What one group takes when the table is full, for sizing the partitions
+ * its groups are written to: its entry, and as much again for the slots
+ * and the doubling of the entries.
+ */
+static Size
+group_bytes(const GpuJoinState *gj)
+{
+	return 2 * gpuhash_groups_entry_bytes(gj->ngroupkeys, gj->naggs * sizeof(GpuAggAcc));
 }
 
 /* Every group is forgotten, to be made again by the rows to come. */
@@ -1292,8 +1299,7 @@ relieve_groups(GpuJoinState *gj)
 		double		seen = (double) gj->groups->ngroups;
 
 		gj->spill = gpuhash_spill_open_local(
-			gpuhash_spill_partitions(Max(gj->agg_est_groups, 4.0 * seen),
-									 2 * gj->groups->entry_size, 1),
+			gpuhash_spill_partitions(Max(gj->agg_est_groups, 4.0 * seen), group_bytes(gj), 1),
 			gj->css.ss.ps.state->es_query_cxt);
 	}
 	gpuhash_agg_write_groups(gj);
@@ -1752,11 +1758,7 @@ estimate_dsm_agg(CustomScanState *node, ParallelContext *pcxt)
 
 	if (!gj->agg_combine)
 		return join_part_size(gj, n);
-	gj->spill_partitions =
-		gpuhash_spill_partitions(gj->agg_est_groups,
-								 2 * gpuhash_groups_entry_bytes(gj->ngroupkeys,
-																gj->naggs * sizeof(GpuAggAcc)),
-								 n);
+	gj->spill_partitions = gpuhash_spill_partitions(gj->agg_est_groups, group_bytes(gj), n);
 	return join_part_size(gj, n) + gpuhash_spill_shared_size(n, gj->spill_partitions);
 }
 

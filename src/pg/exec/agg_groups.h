@@ -11,6 +11,8 @@
 #ifndef GPUHASH_AGG_GROUPS_H
 #define GPUHASH_AGG_GROUPS_H
 
+#include "miscadmin.h"
+
 #include "join_agg.h"
 
 #pragma GCC visibility push(hidden)
@@ -89,6 +91,13 @@ static inline Size
 gpuhash_groups_bytes(const GpuAggGroups *g)
 {
 	return g->entries_cap * g->entry_size + (g->slots ? (g->mask + 1) * sizeof(uint32) : 0);
+}
+
+/* Has the table passed hash_mem?  (It does not grow on past it; agg_exec.c.) */
+static inline bool
+gpuhash_groups_full(const GpuAggGroups *g)
+{
+	return gpuhash_groups_bytes(g) > (Size) get_hash_memory_limit();
 }
 
 /* memory one group takes, for the planner's estimate */
