@@ -710,6 +710,30 @@ kept_join_paths(RelOptInfo *rel, bool partial)
 }
 
 /*
+ * The partial GpuHashJoin paths made for rel that add_partial_path did not
+ * keep, those of as many workers as the rel's best partial path: a fold over
+ * fewer workers costs less than it runs (W5, run 69).
+ */
+static List *
+partial_paths_aside(RelOptInfo *rel)
+{
+	List	   *paths = NIL;
+	int			workers = 0;
+	ListCell   *lc;
+
+	foreach(lc, rel->partial_pathlist)
+		workers = Max(workers, ((Path *) lfirst(lc))->parallel_workers);
+	foreach(lc, gpuhash_join_paths_of(rel, true))
+	{
+		Path	   *p = lfirst(lc);
+
+		if (p->parallel_workers >= workers)
+			paths = lappend(paths, p);
+	}
+	return paths;
+}
+
+/*
  * The GpuHashJoin paths of rel to fold over, partial ones or the others:
  * those add_path kept in its path lists; or, when PostgreSQL's own joins
  * displaced every one of them from both lists, all that were made for rel
@@ -726,7 +750,11 @@ join_paths_of(RelOptInfo *rel, bool partial)
 	List	   *parallel = kept_join_paths(rel, true);
 
 	if (serial != NIL || parallel != NIL)
-		return partial ? parallel : serial;
+	{
+		if (!partial || parallel != NIL)
+			return partial ? parallel : serial;
+		return partial_paths_aside(rel);
+	}
 	return gpuhash_join_paths_of(rel, partial);
 }
 
