@@ -43,6 +43,12 @@ static int	add_leaf(GpuJoinState *gj, const GpuAggInstr *in);
 static void close_splits(GpuJoinState *gj);
 static void restart_groups(GpuJoinState *gj);
 
+static inline bool
+is_column(const GpuAggInstr *in)
+{
+	return in->op == GO_OUTER || in->op == GO_INNER;
+}
+
 static void
 agg_setup(GpuJoinState *gj, List *specs, List *keys)
 {
@@ -107,9 +113,9 @@ agg_setup(GpuJoinState *gj, List *specs, List *keys)
 		a->shape = GS_PROGRAM;
 		if (a->argwidth == GPUHASH_NUMERIC)
 			continue;
-		if (a->ninstr == 1 && a->prog[0].op != GO_CONST)
+		if (a->ninstr == 1 && is_column(&a->prog[0]))
 			a->shape = GS_COLUMN;
-		else if (a->ninstr == 3 && a->prog[0].op != GO_CONST && a->prog[1].op != GO_CONST &&
+		else if (a->ninstr == 3 && is_column(&a->prog[0]) && is_column(&a->prog[1]) &&
 				 a->prog[2].op == GO_ADD)
 			a->shape = GS_ADD2;
 	}
@@ -233,10 +239,32 @@ datum_int(Datum d, int width)
 		width == 4 ? DatumGetInt32(d) : DatumGetInt64(d);
 }
 
+/* a comparison's truth (join_agg.h) */
+static inline bool
+compare(int cmp, int64 x, int64 y)
+{
+	switch (cmp)
+	{
+		case GC_EQ:
+			return x == y;
+		case GC_NE:
+			return x != y;
+		case GC_LT:
+			return x < y;
+		case GC_LE:
+			return x <= y;
+		case GC_GT:
+			return x > y;
+	}
+	return x >= y;
+}
+
 /*
- * Run an argument's program on one joined row.  Every operator is strict,
- * so a NULL operand makes its result NULL without evaluating it, in the
- * order PostgreSQL evaluates them; false means the argument is NULL.
+ * Run an argument's program on one joined row.  Every arithmetic operator
+ * is strict, so a NULL operand makes its result NULL without evaluating it,
+ * in the order PostgreSQL evaluates them; AND, OR, NOT and NULL tests are
+ * three-valued, and CASE evaluates only the branch it takes (agg_path.c).
+ * False means the argument is NULL.
  */
 static pg_noinline bool
 eval_program(const GpuAggSpec *a, const Datum *ov, const bool *on, const Datum *iv,
@@ -268,6 +296,51 @@ eval_program(const GpuAggSpec *a, const Datum *ov, const bool *on, const Datum *
 			case GO_CONST:
 				nl[sp] = false;
 				st[sp++] = ins->value;
+				continue;
+			case GO_NULL:
+				nl[sp] = true;
+				st[sp++] = 0;
+				continue;
+			case GO_CMP:
+				sp--;
+				if (nl[sp - 1] || nl[sp])
+					nl[sp - 1] = true;
+				else
+					st[sp - 1] = compare((int) ins->value, st[sp - 1], st[sp]);
+				continue;
+			case GO_AND:
+			case GO_OR:
+				{
+					/* AND: false wins over NULL; OR: true wins over NULL */
+					int64		decisive = ins->op == GO_AND ? 0 : 1;
+
+					sp--;
+					if ((!nl[sp - 1] && st[sp - 1] == decisive) || (!nl[sp] && st[sp] == decisive))
+					{
+						nl[sp - 1] = false;
+						st[sp - 1] = decisive;
+					}
+					else if (nl[sp - 1] || nl[sp])
+						nl[sp - 1] = true;
+					else
+						st[sp - 1] = 1 - decisive;
+					continue;
+				}
+			case GO_NOT:
+				if (!nl[sp - 1])
+					st[sp - 1] = !st[sp - 1];
+				continue;
+			case GO_ISNULL:
+				st[sp - 1] = ins->value == 0 ? nl[sp - 1] : !nl[sp - 1];
+				nl[sp - 1] = false;
+				continue;
+			case GO_JUMPF:
+				sp--;
+				if (nl[sp] || st[sp] == 0)
+					i = ins->col - 1;
+				continue;
+			case GO_JUMP:
+				i = ins->col - 1;
 				continue;
 			case GO_NEG:
 			case GO_CAST:

@@ -15,7 +15,9 @@
 
 #include <math.h>
 
+#include "access/stratnum.h"
 #include "catalog/pg_aggregate_d.h"
+#include "catalog/pg_opfamily_d.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -25,6 +27,7 @@
 #include "optimizer/planner.h"
 #include "optimizer/tlist.h"
 #include "miscadmin.h"
+#include "utils/array.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -224,6 +227,8 @@ compile_int_const(Const *k, Compile *c, int width)
 	return true;
 }
 
+static bool compile_case(CaseExpr *ce, Compile *c, int width);
+
 static bool
 compile_expr(Expr *e, Compile *c)
 {
@@ -237,8 +242,15 @@ compile_expr(Expr *e, Compile *c)
 		return false;
 	if (IsA(e, Var))
 		return compile_column((Var *) e, c, width, 0);
+	if (IsA(e, Const) && ((Const *) e)->constisnull)
+	{
+		emit(c, GO_NULL, width, 0, 0, 0, 1);
+		return true;
+	}
 	if (IsA(e, Const))
 		return compile_int_const((Const *) e, c, width);
+	if (IsA(e, CaseExpr))
+		return compile_case((CaseExpr *) e, c, width);
 	if (!call_of(e, &fn, &args))
 		return false;
 	if (!function_op(fn, &op) || list_length(args) != (op == GO_NEG || op == GO_CAST ? 1 : 2))
@@ -247,6 +259,242 @@ compile_expr(Expr *e, Compile *c)
 		if (!compile_expr(lfirst(lc), c))
 			return false;
 	emit(c, op, width, 0, 0, 0, op == GO_NEG || op == GO_CAST ? 0 : -1);
+	return true;
+}
+
+/*
+ * CASE over integer results, and the conditions it tests.  A condition
+ * compares integer, date or bool columns and constants (so that it can
+ * raise no error: both sides of AND and OR are evaluated, where PostgreSQL
+ * may stop at the first), combines such comparisons with AND, OR and NOT,
+ * or tests a column for NULL; three-valued, as PostgreSQL's.  The results
+ * are evaluated lazily, only the branch taken, so that an overflow in a
+ * branch not taken raises nothing, as in PostgreSQL.
+ */
+
+/* a constant's value at the width it is read at (1: a bool) */
+static int64
+datum_value(Datum d, int width)
+{
+	return width == 1 ? (int64) DatumGetBool(d) : width == 2 ? DatumGetInt16(d) :
+		width == 4 ? DatumGetInt32(d) : DatumGetInt64(d);
+}
+
+/* the instruction that comes next */
+static int
+next_instr(const Compile *c)
+{
+	return list_length(c->prog) / 5;
+}
+
+/* make the jump at instruction at go on at instruction target */
+static void
+patch_jump(Compile *c, int at, int target)
+{
+	lfirst(list_nth_cell(c->prog, at * 5 + 2)) = makeInteger(target);
+}
+
+/* an operand of a comparison: a column or a constant, the width it is read at */
+static bool
+compile_operand(Expr *e, Compile *c)
+{
+	Oid			type = exprType((Node *) e);
+	int			width = type == BOOLOID ? 1 : type == DATEOID ? 4 : int_width(type);
+
+	if (width == 0)
+		return false;
+	if (IsA(e, Var))
+		return compile_column((Var *) e, c, width, 0);
+	if (!IsA(e, Const))
+		return false;
+	if (((Const *) e)->constisnull)
+		emit(c, GO_NULL, width, 0, 0, 0, 1);
+	else
+		emit(c, GO_CONST, width, 0, datum_value(((Const *) e)->constvalue, width), 0, 1);
+	return true;
+}
+
+/* the comparison an operator makes between two operands' types, or -1 */
+static int
+comparison_of(Oid opno, Oid left, Oid right)
+{
+	Oid			neg;
+
+	if (left == DATEOID && right == DATEOID)
+		switch (get_opcode(opno))
+		{
+			case F_DATE_EQ:
+				return GC_EQ;
+			case F_DATE_NE:
+				return GC_NE;
+			case F_DATE_LT:
+				return GC_LT;
+			case F_DATE_LE:
+				return GC_LE;
+			case F_DATE_GT:
+				return GC_GT;
+			case F_DATE_GE:
+				return GC_GE;
+		}
+	if (left == BOOLOID && right == BOOLOID)
+		switch (get_opcode(opno))
+		{
+			case F_BOOLEQ:
+				return GC_EQ;
+			case F_BOOLNE:
+				return GC_NE;
+		}
+	if (int_width(left) == 0 || int_width(right) == 0)
+		return -1;
+	/* the built-in integer operators are the integer_ops family's, and <> their = negated */
+	switch (get_op_opfamily_strategy(opno, INTEGER_BTREE_FAM_OID))
+	{
+		case BTLessStrategyNumber:
+			return GC_LT;
+		case BTLessEqualStrategyNumber:
+			return GC_LE;
+		case BTEqualStrategyNumber:
+			return GC_EQ;
+		case BTGreaterEqualStrategyNumber:
+			return GC_GE;
+		case BTGreaterStrategyNumber:
+			return GC_GT;
+	}
+	neg = get_negator(opno);
+	if (OidIsValid(neg) &&
+		get_op_opfamily_strategy(neg, INTEGER_BTREE_FAM_OID) == BTEqualStrategyNumber)
+		return GC_NE;
+	return -1;
+}
+
+/*
+ * x IN (constants) as x = c1 OR x = c2 ..., and x NOT IN (...) (or any
+ * other ALL) as x <> c1 AND ...: the same three-valued answer, a NULL
+ * among the constants included.
+ */
+#define GPUHASH_MAX_IN_LIST 64
+
+static bool
+compile_in_list(ScalarArrayOpExpr *sa, Compile *c)
+{
+	Expr	   *x = linitial(sa->args);
+	Const	   *arr = lsecond(sa->args);
+	Oid			elemtype;
+	int			cmp;
+	int16		elmlen;
+	bool		elmbyval;
+	char		elmalign;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	if (!IsA(arr, Const) || arr->constisnull ||
+		!OidIsValid(elemtype = get_element_type(arr->consttype)) ||
+		(cmp = comparison_of(sa->opno, exprType((Node *) x), elemtype)) < 0)
+		return false;
+	get_typlenbyvalalign(elemtype, &elmlen, &elmbyval, &elmalign);
+	deconstruct_array(DatumGetArrayTypeP(arr->constvalue), elemtype, elmlen, elmbyval, elmalign,
+					  &elems, &nulls, &n);
+	if (n == 0 || n > GPUHASH_MAX_IN_LIST)
+		return false;
+	for (int i = 0; i < n; i++)
+	{
+		Const	   *k = makeConst(elemtype, -1, InvalidOid, elmlen, elems[i], nulls[i], elmbyval);
+
+		if (!compile_operand(x, c) || !compile_operand((Expr *) k, c))
+			return false;
+		emit(c, GO_CMP, 1, 0, cmp, 0, -1);
+		if (i > 0)
+			emit(c, sa->useOr ? GO_OR : GO_AND, 1, 0, 0, 0, -1);
+	}
+	return true;
+}
+
+static bool
+compile_condition(Expr *e, Compile *c)
+{
+	if (exprType((Node *) e) != BOOLOID)
+		return false;
+	if (IsA(e, Var) || IsA(e, Const))
+		return compile_operand(e, c);
+	if (IsA(e, OpExpr) && list_length(((OpExpr *) e)->args) == 2)
+	{
+		OpExpr	   *op = (OpExpr *) e;
+		Expr	   *l = linitial(op->args);
+		Expr	   *r = lsecond(op->args);
+		int			cmp = comparison_of(op->opno, exprType((Node *) l), exprType((Node *) r));
+
+		if (cmp < 0 || !compile_operand(l, c) || !compile_operand(r, c))
+			return false;
+		emit(c, GO_CMP, 1, 0, cmp, 0, -1);
+		return true;
+	}
+	if (IsA(e, ScalarArrayOpExpr))
+		return compile_in_list((ScalarArrayOpExpr *) e, c);
+	if (IsA(e, BoolExpr))
+	{
+		BoolExpr   *b = (BoolExpr *) e;
+		ListCell   *lc;
+
+		foreach(lc, b->args)
+		{
+			if (!compile_condition(lfirst(lc), c))
+				return false;
+			if (b->boolop == NOT_EXPR)
+				emit(c, GO_NOT, 1, 0, 0, 0, 0);
+			else if (foreach_current_index(lc) > 0)
+				emit(c, b->boolop == AND_EXPR ? GO_AND : GO_OR, 1, 0, 0, 0, -1);
+		}
+		return true;
+	}
+	if (IsA(e, NullTest) && !((NullTest *) e)->argisrow)
+	{
+		NullTest   *t = (NullTest *) e;
+
+		if (!compile_operand(t->arg, c))
+			return false;
+		emit(c, GO_ISNULL, 1, 0, t->nulltesttype == IS_NULL ? 0 : 1, 0, 0);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * CASE WHEN c1 THEN r1 ... ELSE d END as
+ *   c1 JUMPF(L1) r1 JUMP(end) L1: c2 JUMPF(L2) r2 JUMP(end) L2: ... d end:
+ * Each branch leaves one value, so the depth after a branch is restored
+ * before the next.
+ */
+static bool
+compile_case(CaseExpr *ce, Compile *c, int width)
+{
+	List	   *to_end = NIL;
+	ListCell   *lc;
+	int			depth = c->depth;
+
+	if (ce->arg != NULL)
+		return false;
+	foreach(lc, ce->args)
+	{
+		CaseWhen   *w = lfirst_node(CaseWhen, lc);
+		int			jumpf;
+
+		if (!compile_condition(w->expr, c))
+			return false;
+		jumpf = next_instr(c);
+		emit(c, GO_JUMPF, width, 0, 0, 0, -1);
+		if (int_width(exprType((Node *) w->result)) != width || !compile_expr(w->result, c))
+			return false;
+		to_end = lappend_int(to_end, next_instr(c));
+		emit(c, GO_JUMP, width, 0, 0, 0, 0);
+		c->depth = depth;
+		patch_jump(c, jumpf, next_instr(c));
+	}
+	if (ce->defresult == NULL || int_width(exprType((Node *) ce->defresult)) != width ||
+		!compile_expr(ce->defresult, c))
+		return false;
+	foreach(lc, to_end)
+		patch_jump(c, lfirst_int(lc), next_instr(c));
 	return true;
 }
 

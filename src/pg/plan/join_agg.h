@@ -51,8 +51,27 @@ typedef enum GpuAggOp
 	GO_SUB,
 	GO_MUL,
 	GO_NEG,						/* negate the top */
-	GO_CAST						/* check the top fits width */
+	GO_CAST,					/* check the top fits width */
+	/* integer arguments only: CASE and its conditions (NULL is false there) */
+	GO_NULL,					/* push NULL */
+	GO_CMP,						/* pop two, push their comparison (value: GpuAggCmp) */
+	GO_AND,						/* pop two truth values, push AND in three-valued logic */
+	GO_OR,
+	GO_NOT,
+	GO_ISNULL,					/* the top becomes whether it is NULL (value 0) or not (1) */
+	GO_JUMPF,					/* pop; unless it is true, go on at instruction col */
+	GO_JUMP						/* go on at instruction col */
 } GpuAggOp;
+
+typedef enum GpuAggCmp
+{
+	GC_EQ,
+	GC_NE,
+	GC_LT,
+	GC_LE,
+	GC_GT,
+	GC_GE
+} GpuAggCmp;
 
 /*
  * One instruction; width is the byte width of its result's type (2, 4, 8),
