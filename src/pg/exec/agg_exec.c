@@ -263,7 +263,7 @@ compare(int cmp, int64 x, int64 y)
  * Run an argument's program on one joined row.  Every arithmetic operator
  * is strict, so a NULL operand makes its result NULL without evaluating it,
  * in the order PostgreSQL evaluates them; AND, OR, NOT and NULL tests are
- * three-valued, and CASE evaluates only the branch it takes (agg_path.c).
+ * three-valued, and CASE evaluates only the branch it takes (agg_compile.c).
  * False means the argument is NULL.
  */
 static pg_noinline bool

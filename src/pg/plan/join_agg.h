@@ -1,6 +1,6 @@
 /*
  * join_agg.h - aggregates computed inside a GpuHashJoin (the node is then
- * called GpuHashAggregate): what the planner (agg_path.c) hands the executor
+ * called GpuHashAggregate): what the planner (agg_path.c, agg_compile.c) hands the executor
  * (agg_exec.c).
  *
  * A query such as SELECT d.g, count(*), sum(f.a + d.b) FROM f JOIN d ON ...
@@ -138,6 +138,8 @@ typedef struct GpuAggSpec
 extern void gpuhash_agg_init(void);
 extern Node *gpuhash_agg_create_state(CustomScan *cscan);
 extern Node *gpuhash_scan_agg_create_state(CustomScan *cscan);
+
+/* agg_compile.c */
 extern bool gpuhash_agg_plan_aggs(List *aggrefs, List *outer_tlist, List *inner_tlist,
 								  List **specs);
 extern bool gpuhash_agg_plan_group_keys(List *group_exprs, List *outer_tlist,

@@ -1,0 +1,749 @@
+/*
+ * agg_compile.c - a GpuHashAggregate's aggregates and group keys as the
+ * plan carries them (join_agg.h): each aggregate's argument compiled into a
+ * small stack program over the joined row's columns (integer and numeric
+ * arithmetic, CASE and its conditions), each GROUP BY column located in its
+ * side's target list.  What cannot be compiled leaves the aggregation to
+ * PostgreSQL (agg_path.c offers no path).
+ */
+#include "gpuhash_pg.h"
+
+#include "access/stratnum.h"
+#include "catalog/pg_aggregate_d.h"
+#include "catalog/pg_opfamily_d.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/array.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+
+#include "join_agg.h"
+#include "numeric_fixed.h"
+
+static int
+int_width(Oid type)
+{
+	return type == INT2OID ? 2 : type == INT4OID ? 4 : type == INT8OID ? 8 : 0;
+}
+
+/* An operator's or cast's function, as an instruction; false if not ours. */
+static bool
+function_op(Oid fn, int *op)
+{
+	switch (fn)
+	{
+		case F_INT2PL:
+		case F_INT4PL:
+		case F_INT8PL:
+		case F_INT24PL:
+		case F_INT42PL:
+		case F_INT48PL:
+		case F_INT84PL:
+		case F_INT28PL:
+		case F_INT82PL:
+			*op = GO_ADD;
+			return true;
+		case F_INT2MI:
+		case F_INT4MI:
+		case F_INT8MI:
+		case F_INT24MI:
+		case F_INT42MI:
+		case F_INT48MI:
+		case F_INT84MI:
+		case F_INT28MI:
+		case F_INT82MI:
+			*op = GO_SUB;
+			return true;
+		case F_INT2MUL:
+		case F_INT4MUL:
+		case F_INT8MUL:
+		case F_INT24MUL:
+		case F_INT42MUL:
+		case F_INT48MUL:
+		case F_INT84MUL:
+		case F_INT28MUL:
+		case F_INT82MUL:
+			*op = GO_MUL;
+			return true;
+		case F_INT2UM:
+		case F_INT4UM:
+		case F_INT8UM:
+			*op = GO_NEG;
+			return true;
+		case F_INT2_INT4:
+		case F_INT2_INT8:
+		case F_INT4_INT2:
+		case F_INT4_INT8:
+		case F_INT8_INT2:
+		case F_INT8_INT4:
+			*op = GO_CAST;
+			return true;
+	}
+	return false;
+}
+
+/* Compiling an argument: each column is found in its child's target list. */
+typedef struct Compile
+{
+	List	   *outer_tlist;
+	List	   *inner_tlist;
+	List	   *prog;			/* the plan's encoding (join_agg.h) */
+	int			depth;
+	int			max_depth;
+} Compile;
+
+static void
+emit(Compile *c, int op, int width, int col, int64 value, int scale, int push)
+{
+	c->prog = lappend(lappend(lappend(lappend(lappend(c->prog, makeInteger(op)),
+											  makeInteger(width)),
+									  makeInteger(col)),
+							  makeString(psprintf(INT64_FORMAT, value))),
+					  makeInteger(scale));
+	c->depth += push;
+	c->max_depth = Max(c->max_depth, c->depth);
+}
+
+static int
+column_of(List *tlist, Var *v)
+{
+	ListCell   *lc;
+
+	foreach(lc, tlist)
+		if (equal(lfirst_node(TargetEntry, lc)->expr, v))
+			return lfirst_node(TargetEntry, lc)->resno - 1;
+	return -1;
+}
+
+/* An operator's or a plain function's call: its function and arguments. */
+static bool
+call_of(Expr *e, Oid *fn, List **args)
+{
+	if (IsA(e, OpExpr))
+	{
+		*fn = get_opcode(((OpExpr *) e)->opno);
+		*args = ((OpExpr *) e)->args;
+		return true;
+	}
+	if (IsA(e, FuncExpr) && !((FuncExpr *) e)->funcretset)
+	{
+		*fn = ((FuncExpr *) e)->funcid;
+		*args = ((FuncExpr *) e)->args;
+		return true;
+	}
+	return false;
+}
+
+/* A column of either child, found in its target list. */
+static bool
+compile_column(Var *v, Compile *c, int width, int scale)
+{
+	int			col;
+
+	if (v->varlevelsup != 0)
+		return false;
+	if ((col = column_of(c->outer_tlist, v)) >= 0)
+		emit(c, GO_OUTER, width, col, 0, scale, 1);
+	else if ((col = column_of(c->inner_tlist, v)) >= 0)
+		emit(c, GO_INNER, width, col, 0, scale, 1);
+	else
+		return false;
+	return true;
+}
+
+static bool
+compile_int_const(Const *k, Compile *c, int width)
+{
+	if (k->constisnull)
+		return false;
+	emit(c, GO_CONST, width, 0, width == 2 ? DatumGetInt16(k->constvalue) :
+		 width == 4 ? DatumGetInt32(k->constvalue) : DatumGetInt64(k->constvalue), 0, 1);
+	return true;
+}
+
+static bool compile_case(CaseExpr *ce, Compile *c, int width);
+
+static bool
+compile_expr(Expr *e, Compile *c)
+{
+	int			width = int_width(exprType((Node *) e));
+	List	   *args;
+	Oid			fn;
+	int			op;
+	ListCell   *lc;
+
+	if (width == 0)
+		return false;
+	if (IsA(e, Var))
+		return compile_column((Var *) e, c, width, 0);
+	if (IsA(e, Const) && ((Const *) e)->constisnull)
+	{
+		emit(c, GO_NULL, width, 0, 0, 0, 1);
+		return true;
+	}
+	if (IsA(e, Const))
+		return compile_int_const((Const *) e, c, width);
+	if (IsA(e, CaseExpr))
+		return compile_case((CaseExpr *) e, c, width);
+	if (!call_of(e, &fn, &args))
+		return false;
+	if (!function_op(fn, &op) || list_length(args) != (op == GO_NEG || op == GO_CAST ? 1 : 2))
+		return false;
+	foreach(lc, args)
+		if (!compile_expr(lfirst(lc), c))
+			return false;
+	emit(c, op, width, 0, 0, 0, op == GO_NEG || op == GO_CAST ? 0 : -1);
+	return true;
+}
+
+/*
+ * CASE over integer results, and the conditions it tests.  A condition
+ * compares integer, date or bool columns and constants (so that it can
+ * raise no error: both sides of AND and OR are evaluated, where PostgreSQL
+ * may stop at the first), combines such comparisons with AND, OR and NOT,
+ * or tests a column for NULL; three-valued, as PostgreSQL's.  The results
+ * are evaluated lazily, only the branch taken, so that an overflow in a
+ * branch not taken raises nothing, as in PostgreSQL.
+ */
+
+/* a constant's value at the width it is read at (1: a bool) */
+static int64
+datum_value(Datum d, int width)
+{
+	return width == 1 ? (int64) DatumGetBool(d) : width == 2 ? DatumGetInt16(d) :
+		width == 4 ? DatumGetInt32(d) : DatumGetInt64(d);
+}
+
+/* the instruction that comes next */
+static int
+next_instr(const Compile *c)
+{
+	return list_length(c->prog) / 5;
+}
+
+/* make the jump at instruction at go on at instruction target */
+static void
+patch_jump(Compile *c, int at, int target)
+{
+	lfirst(list_nth_cell(c->prog, at * 5 + 2)) = makeInteger(target);
+}
+
+/* an operand of a comparison: a column or a constant, the width it is read at */
+static bool
+compile_operand(Expr *e, Compile *c)
+{
+	Oid			type = exprType((Node *) e);
+	int			width = type == BOOLOID ? 1 : type == DATEOID ? 4 : int_width(type);
+
+	if (width == 0)
+		return false;
+	if (IsA(e, Var))
+		return compile_column((Var *) e, c, width, 0);
+	if (!IsA(e, Const))
+		return false;
+	if (((Const *) e)->constisnull)
+		emit(c, GO_NULL, width, 0, 0, 0, 1);
+	else
+		emit(c, GO_CONST, width, 0, datum_value(((Const *) e)->constvalue, width), 0, 1);
+	return true;
+}
+
+/* the comparison an operator makes between two operands' types, or -1 */
+static int
+comparison_of(Oid opno, Oid left, Oid right)
+{
+	Oid			neg;
+
+	if (left == DATEOID && right == DATEOID)
+		switch (get_opcode(opno))
+		{
+			case F_DATE_EQ:
+				return GC_EQ;
+			case F_DATE_NE:
+				return GC_NE;
+			case F_DATE_LT:
+				return GC_LT;
+			case F_DATE_LE:
+				return GC_LE;
+			case F_DATE_GT:
+				return GC_GT;
+			case F_DATE_GE:
+				return GC_GE;
+		}
+	if (left == BOOLOID && right == BOOLOID)
+		switch (get_opcode(opno))
+		{
+			case F_BOOLEQ:
+				return GC_EQ;
+			case F_BOOLNE:
+				return GC_NE;
+		}
+	if (int_width(left) == 0 || int_width(right) == 0)
+		return -1;
+	/* the built-in integer operators are the integer_ops family's, and <> their = negated */
+	switch (get_op_opfamily_strategy(opno, INTEGER_BTREE_FAM_OID))
+	{
+		case BTLessStrategyNumber:
+			return GC_LT;
+		case BTLessEqualStrategyNumber:
+			return GC_LE;
+		case BTEqualStrategyNumber:
+			return GC_EQ;
+		case BTGreaterEqualStrategyNumber:
+			return GC_GE;
+		case BTGreaterStrategyNumber:
+			return GC_GT;
+	}
+	neg = get_negator(opno);
+	if (OidIsValid(neg) &&
+		get_op_opfamily_strategy(neg, INTEGER_BTREE_FAM_OID) == BTEqualStrategyNumber)
+		return GC_NE;
+	return -1;
+}
+
+/*
+ * x IN (constants) as x = c1 OR x = c2 ..., and x NOT IN (...) (or any
+ * other ALL) as x <> c1 AND ...: the same three-valued answer, a NULL
+ * among the constants included.
+ */
+#define GPUHASH_MAX_IN_LIST 64
+
+static bool
+compile_in_list(ScalarArrayOpExpr *sa, Compile *c)
+{
+	Expr	   *x = linitial(sa->args);
+	Const	   *arr = lsecond(sa->args);
+	Oid			elemtype;
+	int			cmp;
+	int16		elmlen;
+	bool		elmbyval;
+	char		elmalign;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	if (!IsA(arr, Const) || arr->constisnull ||
+		!OidIsValid(elemtype = get_element_type(arr->consttype)) ||
+		(cmp = comparison_of(sa->opno, exprType((Node *) x), elemtype)) < 0)
+		return false;
+	get_typlenbyvalalign(elemtype, &elmlen, &elmbyval, &elmalign);
+	deconstruct_array(DatumGetArrayTypeP(arr->constvalue), elemtype, elmlen, elmbyval, elmalign,
+					  &elems, &nulls, &n);
+	if (n == 0 || n > GPUHASH_MAX_IN_LIST)
+		return false;
+	for (int i = 0; i < n; i++)
+	{
+		Const	   *k = makeConst(elemtype, -1, InvalidOid, elmlen, elems[i], nulls[i], elmbyval);
+
+		if (!compile_operand(x, c) || !compile_operand((Expr *) k, c))
+			return false;
+		emit(c, GO_CMP, 1, 0, cmp, 0, -1);
+		if (i > 0)
+			emit(c, sa->useOr ? GO_OR : GO_AND, 1, 0, 0, 0, -1);
+	}
+	return true;
+}
+
+static bool
+compile_condition(Expr *e, Compile *c)
+{
+	if (exprType((Node *) e) != BOOLOID)
+		return false;
+	if (IsA(e, Var) || IsA(e, Const))
+		return compile_operand(e, c);
+	if (IsA(e, OpExpr) && list_length(((OpExpr *) e)->args) == 2)
+	{
+		OpExpr	   *op = (OpExpr *) e;
+		Expr	   *l = linitial(op->args);
+		Expr	   *r = lsecond(op->args);
+		int			cmp = comparison_of(op->opno, exprType((Node *) l), exprType((Node *) r));
+
+		if (cmp < 0 || !compile_operand(l, c) || !compile_operand(r, c))
+			return false;
+		emit(c, GO_CMP, 1, 0, cmp, 0, -1);
+		return true;
+	}
+	if (IsA(e, ScalarArrayOpExpr))
+		return compile_in_list((ScalarArrayOpExpr *) e, c);
+	if (IsA(e, BoolExpr))
+	{
+		BoolExpr   *b = (BoolExpr *) e;
+		ListCell   *lc;
+
+		foreach(lc, b->args)
+		{
+			if (!compile_condition(lfirst(lc), c))
+				return false;
+			if (b->boolop == NOT_EXPR)
+				emit(c, GO_NOT, 1, 0, 0, 0, 0);
+			else if (foreach_current_index(lc) > 0)
+				emit(c, b->boolop == AND_EXPR ? GO_AND : GO_OR, 1, 0, 0, 0, -1);
+		}
+		return true;
+	}
+	if (IsA(e, NullTest) && !((NullTest *) e)->argisrow)
+	{
+		NullTest   *t = (NullTest *) e;
+
+		if (!compile_operand(t->arg, c))
+			return false;
+		emit(c, GO_ISNULL, 1, 0, t->nulltesttype == IS_NULL ? 0 : 1, 0, 0);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * CASE WHEN c1 THEN r1 ... ELSE d END as
+ *   c1 JUMPF(L1) r1 JUMP(end) L1: c2 JUMPF(L2) r2 JUMP(end) L2: ... d end:
+ * Each branch leaves one value, so the depth after a branch is restored
+ * before the next.
+ */
+static bool
+compile_case(CaseExpr *ce, Compile *c, int width)
+{
+	List	   *to_end = NIL;
+	ListCell   *lc;
+	int			depth = c->depth;
+
+	if (ce->arg != NULL)
+		return false;
+	foreach(lc, ce->args)
+	{
+		CaseWhen   *w = lfirst_node(CaseWhen, lc);
+		int			jumpf;
+
+		if (!compile_condition(w->expr, c))
+			return false;
+		jumpf = next_instr(c);
+		emit(c, GO_JUMPF, width, 0, 0, 0, -1);
+		if (int_width(exprType((Node *) w->result)) != width || !compile_expr(w->result, c))
+			return false;
+		to_end = lappend_int(to_end, next_instr(c));
+		emit(c, GO_JUMP, width, 0, 0, 0, 0);
+		c->depth = depth;
+		patch_jump(c, jumpf, next_instr(c));
+	}
+	if (ce->defresult == NULL || int_width(exprType((Node *) ce->defresult)) != width ||
+		!compile_expr(ce->defresult, c))
+		return false;
+	foreach(lc, to_end)
+		patch_jump(c, lfirst_int(lc), next_instr(c));
+	return true;
+}
+
+/* numeric(p, s)'s scale s, or -1 without one (or a negative one) */
+static int
+typmod_scale(int32 typmod)
+{
+	int			scale;
+
+	if (typmod < (int32) VARHDRSZ)
+		return -1;
+	/* the low 11 bits hold the scale, signed */
+	scale = ((((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024);
+	return scale;
+}
+
+/*
+ * A numeric argument (join_agg.h): + - * and unary minus over numeric
+ * columns of a declared scale, numeric constants, and integer columns and
+ * constants cast to numeric.  *scale is the result's display scale, as
+ * PostgreSQL's operators give it.
+ */
+static bool
+compile_numeric(Expr *e, Compile *c, int *scale)
+{
+	List	   *args;
+	Oid			fn;
+	int			op;
+	int			s1,
+				s2;
+
+	if (exprType((Node *) e) != NUMERICOID)
+		return false;
+	if (IsA(e, Var))
+	{
+		*scale = typmod_scale(exprTypmod((Node *) e));
+		return *scale >= 0 && *scale <= GPUHASH_FIXED_MAX_SCALE &&
+			compile_column((Var *) e, c, GPUHASH_NUMERIC, *scale);
+	}
+	if (IsA(e, Const))
+	{
+		Const	   *k = (Const *) e;
+		int64		v;
+
+		if (k->constisnull || !gpuhash_numeric_small(k->constvalue, &v, scale))
+			return false;
+		emit(c, GO_CONST, GPUHASH_NUMERIC, 0, v, *scale, 1);
+		return true;
+	}
+	if (!call_of(e, &fn, &args))
+		return false;
+	switch (fn)
+	{
+		case F_NUMERIC_INT2:
+		case F_NUMERIC_INT4:
+		case F_NUMERIC_INT8:
+			{
+				/* an integer column or constant, as a numeric of scale 0 */
+				Expr	   *arg = linitial(args);
+				int			width = int_width(exprType((Node *) arg));
+
+				*scale = 0;
+				if (width == 0)
+					return false;
+				if (IsA(arg, Var))
+					return compile_column((Var *) arg, c, width, 0);
+				if (IsA(arg, Const))
+					return compile_int_const((Const *) arg, c, width);
+				return false;
+			}
+		case F_NUMERIC_UMINUS:
+			if (!compile_numeric(linitial(args), c, scale))
+				return false;
+			emit(c, GO_NEG, GPUHASH_NUMERIC, 0, 0, *scale, 0);
+			return true;
+		case F_NUMERIC_ADD:
+			op = GO_ADD;
+			break;
+		case F_NUMERIC_SUB:
+			op = GO_SUB;
+			break;
+		case F_NUMERIC_MUL:
+			op = GO_MUL;
+			break;
+		default:
+			return false;
+	}
+	if (!compile_numeric(linitial(args), c, &s1) || !compile_numeric(lsecond(args), c, &s2))
+		return false;
+	*scale = op == GO_MUL ? s1 + s2 : Max(s1, s2);
+	if (*scale > GPUHASH_FIXED_MAX_SCALE)
+		return false;
+	emit(c, op, GPUHASH_NUMERIC, 0, 0, *scale, -1);
+	return true;
+}
+
+/*
+ * One aggregate as the plan's List (join_agg.h), or NIL when it is not one
+ * the node can fold.  Partial states are emitted only for aggregates whose
+ * state is a plain integer; sum(int8)'s is an internal type.
+ */
+static List *
+compile_aggref(Aggref *a, List *outer_tlist, List *inner_tlist)
+{
+	Compile		c = {outer_tlist, inner_tlist, NIL, 0, 0};
+	bool		partial = DO_AGGSPLIT_SKIPFINAL(a->aggsplit);
+	GpuAggKind	kind;
+	Oid			restype = exprType((Node *) a);
+	Oid			want;
+	int			argwidth = 0;
+	bool		numeric = false;
+	bool		date_arg = false;
+	List	   *spec;
+
+	if (a->aggorder != NIL || a->aggdistinct != NIL || a->aggfilter != NULL ||
+		a->agglevelsup != 0 || a->aggkind != AGGKIND_NORMAL ||
+		(a->aggsplit != AGGSPLIT_SIMPLE && a->aggsplit != AGGSPLIT_INITIAL_SERIAL))
+		return NIL;
+	switch (a->aggfnoid)
+	{
+		case F_COUNT_:
+			kind = GA_COUNT_STAR;
+			break;
+		case F_COUNT_ANY:
+			kind = GA_COUNT;
+			break;
+		case F_SUM_INT2:
+		case F_SUM_INT4:
+			kind = GA_SUM;
+			break;
+		case F_SUM_INT8:
+			kind = GA_SUM;
+			break;
+		case F_SUM_NUMERIC:
+			kind = GA_SUM;
+			numeric = true;
+			break;
+		case F_AVG_NUMERIC:
+			kind = GA_AVG;
+			numeric = true;
+			break;
+		case F_MIN_INT2:
+		case F_MIN_INT4:
+		case F_MIN_INT8:
+			kind = GA_MIN;
+			break;
+		case F_MAX_INT2:
+		case F_MAX_INT4:
+		case F_MAX_INT8:
+			kind = GA_MAX;
+			break;
+		case F_MIN_DATE:
+		case F_MAX_DATE:
+			/* a date is its day number, the infinities the int4 extremes: compared as int4 */
+			kind = a->aggfnoid == F_MIN_DATE ? GA_MIN : GA_MAX;
+			date_arg = true;
+			break;
+		case F_AVG_INT2:
+		case F_AVG_INT4:
+			kind = GA_AVG;
+			break;
+		case F_AVG_INT8:
+			kind = GA_AVG;
+			break;
+		default:
+			return NIL;
+	}
+	if (kind == GA_COUNT_STAR)
+	{
+		if (a->args != NIL)
+			return NIL;
+	}
+	else
+	{
+		Expr	   *arg;
+
+		if (list_length(a->args) != 1)
+			return NIL;
+		arg = linitial_node(TargetEntry, a->args)->expr;
+		if (numeric)
+		{
+			int			scale;
+
+			argwidth = GPUHASH_NUMERIC;
+			if (!compile_numeric(arg, &c, &scale))
+				return NIL;
+		}
+		else if (date_arg)
+		{
+			argwidth = 4;
+			if (!IsA(arg, Var) || exprType((Node *) arg) != DATEOID ||
+				!compile_column((Var *) arg, &c, argwidth, 0))
+				return NIL;
+		}
+		else if (kind == GA_COUNT && IsA(arg, Var) && int_width(exprType((Node *) arg)) == 0)
+		{
+			/* count(column) of another type: only whether it is NULL is read */
+			argwidth = 8;
+			if (!compile_column((Var *) arg, &c, argwidth, 0))
+				return NIL;
+		}
+		else
+		{
+			argwidth = int_width(exprType((Node *) arg));
+			if (!compile_expr(arg, &c))
+				return NIL;
+		}
+		if (c.max_depth > GPUHASH_AGG_MAX_DEPTH)
+			return NIL;
+	}
+#ifndef HAVE_INT128
+	/* exact sums of int8 and numeric values need 128 bits */
+	if ((kind == GA_SUM || kind == GA_AVG) && (argwidth == 8 || numeric))
+		return NIL;
+#endif
+	/*
+	 * What PostgreSQL's state and result types are, as the node emits them:
+	 * sums and averages of int8 and numeric keep an internal state, which a
+	 * partial aggregate passes on serialized.
+	 */
+	if (kind == GA_MIN || kind == GA_MAX)
+		want = exprType((Node *) linitial_node(TargetEntry, a->args)->expr);
+	else if (kind == GA_COUNT || kind == GA_COUNT_STAR)
+		want = INT8OID;
+	else if (numeric || argwidth == 8)
+		want = partial ? BYTEAOID : NUMERICOID;
+	else if (kind == GA_AVG)
+		want = partial ? INT8ARRAYOID : NUMERICOID;
+	else
+		want = INT8OID;
+	if (restype != want)
+		return NIL;
+	spec = list_make4(makeInteger(kind), makeInteger(restype), makeInteger(argwidth),
+					  makeInteger(partial));
+	return list_concat(spec, c.prog);
+}
+
+/*
+ * The types a group key may have: by value and equal when their bits are,
+ * or text whose equality is its bytes' (a deterministic collation), with
+ * bpchar's trailing spaces left out.
+ */
+static int
+group_key_width(Oid type, Oid collation)
+{
+	switch (type)
+	{
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+			if (!OidIsValid(collation) || !get_collation_isdeterministic(collation))
+				return 0;
+			return type == BPCHAROID ? GPUHASH_BPCHAR_KEY : GPUHASH_TEXT_KEY;
+		case BOOLOID:
+			return 1;
+		case INT2OID:
+			return 2;
+		case INT4OID:
+		case DATEOID:
+			return 4;
+		case INT8OID:
+			return 8;
+	}
+	return 0;
+}
+
+/*
+ * The GROUP BY columns as the plan lists them (join_agg.h), each found in
+ * its child's target list; false if one is not a plain column of a type the
+ * node groups by.
+ */
+bool
+gpuhash_agg_plan_group_keys(List *group_exprs, List *outer_tlist, List *inner_tlist,
+							List **keys)
+{
+	ListCell   *lc;
+
+	*keys = NIL;
+	if (list_length(group_exprs) > GPUHASH_AGG_MAX_KEYS)
+		return false;
+	foreach(lc, group_exprs)
+	{
+		Var		   *v = lfirst(lc);
+		int			width = group_key_width(exprType((Node *) v), exprCollation((Node *) v));
+		int			op = GO_OUTER;
+		int			col;
+
+		if (!IsA(v, Var) || v->varlevelsup != 0 || width == 0)
+			return false;
+		if ((col = column_of(outer_tlist, v)) < 0)
+		{
+			op = GO_INNER;
+			if ((col = column_of(inner_tlist, v)) < 0)
+				return false;
+		}
+		*keys = lappend(lappend(lappend(*keys, makeInteger(op)), makeInteger(width)),
+						makeInteger(col));
+	}
+	return true;
+}
+
+/* Compile every aggregate for the plan; false if one cannot be. */
+bool
+gpuhash_agg_plan_aggs(List *aggrefs, List *outer_tlist, List *inner_tlist, List **specs)
+{
+	ListCell   *lc;
+
+	*specs = NIL;
+	foreach(lc, aggrefs)
+	{
+		List	   *spec = compile_aggref(lfirst_node(Aggref, lc), outer_tlist, inner_tlist);
+
+		if (spec == NIL)
+			return false;
+		*specs = lappend(*specs, spec);
+	}
+	return true;
+}
