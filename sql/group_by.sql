@@ -19,25 +19,6 @@ SET gpuhash.batch_rows = 1024;
 \i sql/compare.psql
 \i sql/compare_fold.psql
 
--- the error q raises (or 'no error') with the node forced on, and without it
-CREATE FUNCTION pg_temp.same_error(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE e_on text := 'no error'; e_off text := 'no error';
-BEGIN
-  BEGIN
-    PERFORM pg_temp.same(q);
-  EXCEPTION WHEN OTHERS THEN e_on := SQLSTATE || ' ' || SQLERRM;
-  END;
-  BEGIN
-    PERFORM set_config('gpuhash.enable_join', 'off', true);
-    EXECUTE 'SELECT count(s::text) FROM (' || q || ') s';
-  EXCEPTION WHEN OTHERS THEN e_off := SQLSTATE || ' ' || SQLERRM;
-  END;
-  PERFORM set_config('gpuhash.enable_join', 'on', true);
-  RETURN CASE WHEN pg_temp.folded(q) THEN '' ELSE 'not folded: ' END ||
-         CASE WHEN e_on = e_off THEN 'same ' || e_on
-              ELSE 'DIFFERENT: ' || e_on || ' with the node, ' || e_off || ' without' END;
-END $$;
-
 -- a fact side with NULL keys, NULL group columns of every type, and int8
 -- values whose sum passes the int8 range; dimensions with unique keys (the
 -- value kept in the hash table), duplicate keys and NULL attributes
