@@ -294,7 +294,7 @@ combine_record(GpuJoinState *gj, const char *rec, bool full, GpuAggAcc *src, boo
 		if (gpuhash_text_key(&gj->group_keys[k]) && !(nulls & (1 << k)))
 		{
 			keys[k] = gpuhash_dict_number(&gj->dicts[k], get_blob(&r, tmp), !full);
-			if (keys[k] == (uint32) -1)
+			if (keys[k] == GPUHASH_NO_NUMBER)
 				return false;	/* a value no group has yet */
 		}
 	group = gpuhash_groups_find(gj->groups, keys, nulls, !full);

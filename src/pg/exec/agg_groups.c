@@ -226,7 +226,7 @@ grow_dict(GpuAggDict *d)
 
 /*
  * The number of a text value (any varlena form), given one if it is new
- * (make), else -1 (as uint32) when it is.
+ * (make), else GPUHASH_NO_NUMBER when it is.
  */
 uint32
 gpuhash_dict_number(GpuAggDict *d, Datum value, bool make)
@@ -278,5 +278,5 @@ gpuhash_dict_number(GpuAggDict *d, Datum value, bool make)
 	}
 	if (flat != v)
 		pfree(flat);
-	return found - 1;
+	return found == 0 ? GPUHASH_NO_NUMBER : found - 1;
 }

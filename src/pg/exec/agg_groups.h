@@ -59,6 +59,9 @@ typedef struct GpuAggDict
 } GpuAggDict;
 
 extern void gpuhash_dict_init(GpuAggDict *d, MemoryContext cxt, bool bpchar);
+/* what gpuhash_dict_number returns for a value that is not there and was not to be numbered */
+#define GPUHASH_NO_NUMBER PG_UINT32_MAX
+
 extern uint32 gpuhash_dict_number(GpuAggDict *d, Datum value, bool make);
 
 static inline Datum

@@ -151,14 +151,32 @@ compile_column(Var *v, Compile *c, int width, int scale)
 	return true;
 }
 
+/* a constant's value at the width it is read at (1: a bool) */
+static int64
+datum_value(Datum d, int width)
+{
+	return width == 1 ? (int64) DatumGetBool(d) : width == 2 ? DatumGetInt16(d) :
+		width == 4 ? DatumGetInt32(d) : DatumGetInt64(d);
+}
+
+/* a non-NULL constant (a numeric argument's programs have no NULL) */
 static bool
 compile_int_const(Const *k, Compile *c, int width)
 {
 	if (k->constisnull)
 		return false;
-	emit(c, GO_CONST, width, 0, width == 2 ? DatumGetInt16(k->constvalue) :
-		 width == 4 ? DatumGetInt32(k->constvalue) : DatumGetInt64(k->constvalue), 0, 1);
+	emit(c, GO_CONST, width, 0, datum_value(k->constvalue, width), 0, 1);
 	return true;
+}
+
+/* any constant of an integer program, NULL included */
+static void
+compile_int_or_null(Const *k, Compile *c, int width)
+{
+	if (k->constisnull)
+		emit(c, GO_NULL, width, 0, 0, 0, 1);
+	else
+		compile_int_const(k, c, width);
 }
 
 static bool compile_case(CaseExpr *ce, Compile *c, int width);
@@ -176,13 +194,11 @@ compile_expr(Expr *e, Compile *c)
 		return false;
 	if (IsA(e, Var))
 		return compile_column((Var *) e, c, width, 0);
-	if (IsA(e, Const) && ((Const *) e)->constisnull)
+	if (IsA(e, Const))
 	{
-		emit(c, GO_NULL, width, 0, 0, 0, 1);
+		compile_int_or_null((Const *) e, c, width);
 		return true;
 	}
-	if (IsA(e, Const))
-		return compile_int_const((Const *) e, c, width);
 	if (IsA(e, CaseExpr))
 		return compile_case((CaseExpr *) e, c, width);
 	if (!call_of(e, &fn, &args))
@@ -205,14 +221,6 @@ compile_expr(Expr *e, Compile *c)
  * are evaluated lazily, only the branch taken, so that an overflow in a
  * branch not taken raises nothing, as in PostgreSQL.
  */
-
-/* a constant's value at the width it is read at (1: a bool) */
-static int64
-datum_value(Datum d, int width)
-{
-	return width == 1 ? (int64) DatumGetBool(d) : width == 2 ? DatumGetInt16(d) :
-		width == 4 ? DatumGetInt32(d) : DatumGetInt64(d);
-}
 
 /* the instruction that comes next */
 static int
@@ -241,10 +249,7 @@ compile_operand(Expr *e, Compile *c)
 		return compile_column((Var *) e, c, width, 0);
 	if (!IsA(e, Const))
 		return false;
-	if (((Const *) e)->constisnull)
-		emit(c, GO_NULL, width, 0, 0, 0, 1);
-	else
-		emit(c, GO_CONST, width, 0, datum_value(((Const *) e)->constvalue, width), 0, 1);
+	compile_int_or_null((Const *) e, c, width);
 	return true;
 }
 
