@@ -14,11 +14,14 @@
 #include "gpuhash_pg.h"
 
 #include <glob.h>
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "access/xact.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "storage/ipc.h"
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
@@ -32,6 +35,26 @@ static char gpu_why[512];
 static ght_ctx *cpu_ctx = NULL;
 static ght_ctx *gpu_ctx = NULL;
 static bool trim_registered = false;
+
+/*
+ * A GPU context being made by a helper thread (gpuhash_gpu_context_begin),
+ * and what the thread found.  The thread calls only the core, never
+ * PostgreSQL; the backend reads its results after joining it.
+ */
+typedef struct PendingGpu
+{
+	bool		running;		/* thread started and not yet joined */
+	pthread_t	thread;
+	double		made_ms;		/* the thread's time */
+	int			count;			/* ght_gpu_count */
+	char		count_why[512];
+	ght_status	status;			/* ght_ctx_create, when count > 0 */
+	ght_ctx    *ctx;
+	char		why[512];
+} PendingGpu;
+
+static PendingGpu pending;
+static bool pending_exit_hook = false;
 
 static void report_status(ght_status status, const char *what,
 						  const char *detail, const char *cuda_name) pg_attribute_noreturn();
@@ -71,9 +94,23 @@ gpuhash_device_name(ght_device dev)
 	return dev == GHT_GPU ? "gpu" : "cpu";
 }
 
+static bool join_pending(void);
+
 static void
 probe_gpus(void)
 {
+	if (join_pending())
+	{
+		/* what the helper thread found */
+		gpu_probed = true;
+		gpu_count = pending.count;
+		gpu_usable = gpu_count > 0;
+		strlcpy(gpu_why, pending.count_why, sizeof(gpu_why));
+		if (!gpu_usable && gpu_why[0] == '\0')
+			strlcpy(gpu_why, "no GPU was found", sizeof(gpu_why));
+		elog(DEBUG1, "gpuhash: GPU context made by a helper thread in %.3f ms", pending.made_ms);
+		return;
+	}
 	if (gpu_probed)
 		return;
 	gpu_why[0] = '\0';
@@ -102,6 +139,104 @@ cpu_context(void)
 	return cpu_ctx;
 }
 
+static void *
+make_gpu_context(void *arg)
+{
+	PendingGpu *p = arg;
+	instr_time	start;
+	instr_time	end;
+
+	INSTR_TIME_SET_CURRENT(start);
+	p->count_why[0] = p->why[0] = '\0';
+	p->ctx = NULL;
+	p->status = GHT_ERR_NO_DEVICE;
+	p->count = ght_gpu_count(p->count_why, sizeof(p->count_why));
+	if (p->count > 0)
+		p->status = ght_ctx_create(GHT_GPU, GPU_ID, &p->ctx, p->why, sizeof(p->why));
+	INSTR_TIME_SET_CURRENT(end);
+	INSTR_TIME_SUBTRACT(end, start);
+	p->made_ms = INSTR_TIME_GET_MILLISEC(end);
+	return NULL;
+}
+
+/* Wait for the helper thread, if one runs; its results are then in pending. */
+static bool
+join_pending(void)
+{
+	if (!pending.running)
+		return false;
+	pthread_join(pending.thread, NULL);
+	pending.running = false;
+	return true;
+}
+
+static void
+join_pending_at_exit(int code, Datum arg)
+{
+	/* a process must not exit under a thread inside the CUDA driver */
+	if (join_pending() && pending.ctx != NULL)
+		ght_ctx_destroy(pending.ctx);
+}
+
+/*
+ * Start making this backend's GPU context in a helper thread, if it will be
+ * wanted and is not there yet: a parallel plan's leader calls this before
+ * its workers start, so that the tenths of a second a first context costs
+ * pass while everyone reads the build side, instead of before the workers
+ * are even launched (bench/NOTES.md, section 27).  The context is taken
+ * (and the thread joined) by the first call that needs it; nothing here can
+ * fail, and a thread that cannot start leaves that call to do the work.
+ */
+void
+gpuhash_gpu_context_begin(void)
+{
+	sigset_t	all,
+				old;
+	int			rc;
+
+	if (gpu_ctx != NULL || pending.running || gpu_probed ||
+		gpuhash_device_setting == GPUHASH_DEVICE_CPU || !gpuhash_gpu_usable())
+		return;
+	if (!pending_exit_hook)
+	{
+		on_proc_exit(join_pending_at_exit, (Datum) 0);
+		pending_exit_hook = true;
+	}
+	/* the thread must never run one of PostgreSQL's signal handlers */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&pending.thread, NULL, make_gpu_context, &pending);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pending.running = rc == 0;
+}
+
+/*
+ * Whether a GPU is usable, and if so a fresh context in *ctx: what the
+ * helper thread found when one was started, else found here.
+ */
+static ght_status
+create_gpu_context(ght_ctx **ctx, char *why, size_t whylen)
+{
+	probe_gpus();
+	if (!gpu_usable)
+		return GHT_ERR_NO_DEVICE;
+	if (pending.status == GHT_OK && pending.ctx != NULL)
+	{
+		*ctx = pending.ctx;
+		pending.ctx = NULL;
+		pending.status = GHT_ERR_NO_DEVICE;
+		return GHT_OK;
+	}
+	if (pending.why[0] != '\0')
+	{
+		/* the thread's attempt failed: report its reason, not a second try's */
+		strlcpy(why, pending.why, whylen);
+		pending.why[0] = '\0';
+		return pending.status;
+	}
+	return ght_ctx_create(GHT_GPU, GPU_ID, ctx, why, whylen);
+}
+
 /*
  * The GPU context, created on first use.  NULL when there is no usable GPU
  * and the caller can do without one; ERROR when it cannot.
@@ -109,30 +244,28 @@ cpu_context(void)
 static ght_ctx *
 gpu_context(bool required)
 {
+	char		why[512] = "";
+	ght_ctx    *ctx;
+	ght_status	s;
+
 	if (gpu_ctx != NULL)
 		return gpu_ctx;
 
-	probe_gpus();
+	/* registered first: creating may fail, and then no context is orphaned */
+	if (!trim_registered)
+	{
+		RegisterXactCallback(trim_at_xact_end, NULL);
+		trim_registered = true;
+	}
+	s = create_gpu_context(&ctx, why, sizeof(why));
+	if (s == GHT_OK)
+	{
+		ght_ctx_set_interrupt(ctx, interrupt_requested, NULL);
+		gpu_ctx = ctx;
+		return gpu_ctx;
+	}
 	if (gpu_usable)
 	{
-		char		why[512] = "";
-		ght_ctx    *ctx;
-		ght_status	s;
-
-		/* registered first: it may fail, and then no context is orphaned */
-		if (!trim_registered)
-		{
-			RegisterXactCallback(trim_at_xact_end, NULL);
-			trim_registered = true;
-		}
-		s = ght_ctx_create(GHT_GPU, GPU_ID, &ctx, why, sizeof(why));
-		if (s == GHT_OK)
-		{
-			ght_ctx_set_interrupt(ctx, interrupt_requested, NULL);
-			gpu_ctx = ctx;
-			return gpu_ctx;
-		}
-
 		/*
 		 * A device that cannot give us a context will not give one on the
 		 * next call either; a lack of memory may pass, so it is not

@@ -212,12 +212,29 @@ gpuhash_join_begin_scan(CustomScanState *node, EState *estate, int eflags)
 	gpuhash_store_init(&gj->outer, gj->batch_cxt, ExecGetResultType(outer), true);
 }
 
+/*
+ * The participants of a parallel plan share out the outer side by reading
+ * it, a batch at a time, and each probes and folds its batches after
+ * reading them: a GPU participant's batch of a million rows could be most of
+ * a small outer side, left to it alone while the others wait (TPC-H q13's
+ * leader folded 3.6 times a worker's rows, bench/NOTES.md section 27).  So
+ * its batches are at most a sixteenth of a participant's estimated share.
+ */
+#define GPUHASH_SHARE_BATCHES 16
+
 static void
 fit_batch_to_device(GpuJoinState *gj)
 {
 	gj->batch_rows = (uint64) gpuhash_batch_rows;
 	if (ght_ctx_device(gj->ctx) == GHT_CPU)
 		gj->batch_rows = Min(gj->batch_rows, GPUHASH_CPU_BATCH_ROWS);
+	else if (gj->shared != NULL)
+	{
+		double		share = ((PlanState *) linitial(gj->css.custom_ps))->plan->plan_rows;
+		uint64		cap = Max((uint64) (share / GPUHASH_SHARE_BATCHES), GPUHASH_CPU_BATCH_ROWS);
+
+		gj->batch_rows = Min(gj->batch_rows, cap);
+	}
 }
 
 /* target load of a linear table shared with CPU workers */
@@ -465,11 +482,12 @@ put_key(void *keys, int width, uint64 i, int64 v)
 
 /*
  * Read the whole inner plan (or this participant's share of it) into store,
- * with the keys in gj->build_keys.  Rows with a NULL key can never match,
- * and no join type returns unmatched inner rows, so they are dropped.
+ * with the keys in the host memory of keys_res.  Rows with a NULL key can
+ * never match, and no join type returns unmatched inner rows, so they are
+ * dropped.
  */
 void
-gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, uint64 *nkeys)
+gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, GpuhashRes *keys_res, uint64 *nkeys)
 {
 	PlanState  *inner = lsecond(gj->css.custom_ps);
 	int			w = gj->key_width;
@@ -479,7 +497,6 @@ gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, uint64 *nkeys)
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
-	gpuhash_join_ctx(gj);
 	gpuhash_store_init(store, gj->run_cxt, ExecGetResultType(inner), gj->keep_inner);
 	if (gj->inner_reader)
 		gpuhash_heap_reader_begin(gj->inner_reader);
@@ -496,7 +513,7 @@ gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, uint64 *nkeys)
 		if (n == cap)
 		{
 			cap = Max(cap * 2, 65536);
-			keys = gpuhash_res_host_grow(gj->build_keys, n * w, cap * w);
+			keys = gpuhash_res_host_grow(keys_res, n * w, cap * w);
 		}
 		put_key(keys, w, n, key);
 		n++;
@@ -583,7 +600,8 @@ build_local(GpuJoinState *gj)
 	uint64		nkeys;
 	void	   *payloads = NULL;
 
-	gpuhash_join_collect(gj, &gj->inner, &nkeys);
+	gpuhash_join_ctx(gj);
+	gpuhash_join_collect(gj, &gj->inner, gj->build_keys, &nkeys);
 	/* with no value column, row numbers serve as payloads and go unread */
 	gj->inner_in_table = gj->inline_ok;
 	if (gj->inline_ok && gj->inner_val >= 0)

@@ -107,14 +107,16 @@ gpuhash_join_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordi
 	gj->nparticipants = pcxt->nworkers + 1;
 
 	/*
-	 * The leader makes its device context now, before the workers start.
-	 * Made later, a session's first use of the GPU (0.2 s or more) could
-	 * make the leader miss the build, which a worker would then do on the
-	 * CPU while everyone waited (1.4 s for W1's 10 M rows; bench/NOTES.md,
-	 * section 13).
+	 * The leader's GPU context is started now, before the workers are, and
+	 * made by a helper thread while everyone reads the build side.  Made on
+	 * the leader's first call instead, a session's first use of the GPU
+	 * (0.2 s or more) could make the leader miss the build, which a worker
+	 * would then do on the CPU while everyone waited (1.4 s for W1's 10 M
+	 * rows; bench/NOTES.md, section 13); made here but in this process, it
+	 * held back the workers' launch by as long (section 27).
 	 */
 	if (parallel_leader_participation)
-		gpuhash_join_ctx(gj);
+		gpuhash_gpu_context_begin();
 }
 
 void
@@ -247,6 +249,7 @@ collect_part(GpuJoinState *gj)
 	GpuJoinShared *sh = gj->shared;
 	int			slot = my_slot();
 	GpuhashStore store;
+	GpuhashRes *keys;
 	uint64		nkeys;
 	char	   *addr;
 	dsa_pointer dp;
@@ -257,14 +260,19 @@ collect_part(GpuJoinState *gj)
 		return;
 	if (slot >= sh->nslots)
 		elog(ERROR, "gpuhash: parallel participant %d beyond the %d planned", slot, sh->nslots);
-	gpuhash_join_collect(gj, &store, &nkeys);
+
+	/*
+	 * The part's keys are copied into shared memory, so plain host memory
+	 * serves, and the leader need not wait here for its GPU context.
+	 */
+	keys = gpuhash_res_new(gj->run_cxt, gpuhash_cpu_ctx(), GPUHASH_RES_HOST);
+	gpuhash_join_collect(gj, &store, keys, &nkeys);
 	/* the inner values as payloads too, converted here and not by the builder */
 	if (gj->inline_ok && gj->inner_val >= 0)
 		payload_width = gj->payload_width;
 	dp = shared_alloc(query_area(gj), gpuhash_store_flat_size(&store, gj->key_width, payload_width),
 					  &addr);
-	gpuhash_store_flatten(&store, gj->build_keys->ptr, gj->key_width, gj->inner_val, payload_width,
-						  addr);
+	gpuhash_store_flatten(&store, keys->ptr, gj->key_width, gj->inner_val, payload_width, addr);
 	sh->parts[slot] = dp;
 	/* the part is published: this process's copy can go */
 	gpuhash_join_reset_build_memory(gj);
@@ -425,7 +433,7 @@ gpuhash_join_build_shared(GpuJoinState *gj)
 	GpuJoinShared *sh = gj->shared;
 	int			phase;
 
-	gpuhash_join_ctx(gj);
+	/* the device context is wanted only once this participant's part is read */
 	phase = BarrierAttach(&sh->barrier);
 	gj->attached = true;
 	if (phase == PHASE_COLLECT)
