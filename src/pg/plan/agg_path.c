@@ -17,6 +17,7 @@
 
 #include <math.h>
 
+#include "access/table.h"
 #include "catalog/pg_aggregate_d.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -25,15 +26,19 @@
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/planner.h"
+#include "optimizer/restrictinfo.h"
+#include "parser/parsetree.h"
 #include "optimizer/tlist.h"
 #include "miscadmin.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/rel.h"
 #include "utils/selfuncs.h"
 
 #include "join_agg.h"
 #include "join_node.h"
+#include "scan_filter.h"
 
 bool		gpuhash_enable_aggregate = true;
 bool		gpuhash_enable_scan_aggregate = true;
@@ -379,13 +384,38 @@ make_scan_agg_path(PlannerInfo *root, RelOptInfo *upper, RelOptInfo *input_rel, 
 	return cp;
 }
 
-/* The query reads one table, with no join: the fold over its Seq Scan. */
+/*
+ * Does the direct heap reader compile every one of rel's scan quals?  A qual
+ * it cannot compile is evaluated by the executor row by row over values the
+ * reader formed, as PostgreSQL's own scan would: TPC-H q22's InitPlan, whose
+ * SUBSTRING test was such a qual, folded 0.76-0.89x against PostgreSQL's
+ * Partial Aggregate (bench/NOTES.md, section 27).
+ */
 static bool
-scan_agg_allowed(RelOptInfo *input_rel, const AggShape *shape)
+scan_quals_compile(PlannerInfo *root, RelOptInfo *rel)
+{
+	List	   *quals = extract_actual_clauses(rel->baserestrictinfo, false);
+	List	   *rest = NIL;
+	Relation	r;
+
+	if (quals == NIL)
+		return true;
+	r = table_open(planner_rt_fetch(rel->relid, root)->relid, NoLock);
+	(void) gpuhash_scan_filter_compile(quals, RelationGetDescr(r), &rest);
+	table_close(r, NoLock);
+	return rest == NIL;
+}
+
+/*
+ * The query reads one table, with no join: the fold over its Seq Scan, when
+ * its filter is all compiled.
+ */
+static bool
+scan_agg_allowed(PlannerInfo *root, RelOptInfo *input_rel, const AggShape *shape)
 {
 	return gpuhash_enable_scan_aggregate &&
 		input_rel->reloptkind == RELOPT_BASEREL && input_rel->rtekind == RTE_RELATION &&
-		has_numeric_sum(shape->aggs);
+		has_numeric_sum(shape->aggs) && scan_quals_compile(root, input_rel);
 }
 
 static void
@@ -398,7 +428,7 @@ add_parallel_scan_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grou
 	double		groups;
 	double		rows;
 
-	if (scan == NULL || !scan_agg_allowed(input_rel, shape) ||
+	if (scan == NULL || !scan_agg_allowed(root, input_rel, shape) ||
 		!aggs_compile_for_scan(shape, scan) || (groups = groups_of(root, shape, scan->rows)) < 0)
 		return;
 	partial = make_scan_agg_path(root, partial_rel, input_rel, scan, partial_rel->reltarget,
@@ -594,7 +624,7 @@ add_combined_aggs(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_
 					 shape, total, mine, AGG_PRIV_COMBINE, AGG_PRIV_GROUPS);
 	}
 	scan = seq_scan_of(input_rel->partial_pathlist, true);
-	if (scan != NULL && scan_agg_allowed(input_rel, shape) && aggs_compile_for_scan(shape, scan))
+	if (scan != NULL && scan_agg_allowed(root, input_rel, shape) && aggs_compile_for_scan(shape, scan))
 	{
 		out = combined_groups(root, shape, scan, &total, &mine);
 		add_combined(root, grouped_rel,
@@ -658,7 +688,7 @@ gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *inpu
 			add_path(output_rel, &make_agg_path(root, output_rel, join, output_rel->reltarget,
 												&shape, groups, false)->path);
 	}
-	if (scan_agg_allowed(input_rel, &shape))
+	if (scan_agg_allowed(root, input_rel, &shape))
 	{
 		Path	   *scan = seq_scan_of(input_rel->pathlist, false);
 		double		groups;
