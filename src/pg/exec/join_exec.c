@@ -177,15 +177,29 @@ gpuhash_join_begin(CustomScanState *node, EState *estate, int eflags)
 	gj->batch_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHashJoin batch",
 										  ALLOCSET_DEFAULT_SIZES);
 	gj->batch_rows = (uint64) gpuhash_batch_rows;
+
+	/*
+	 * A backend's first GPU context is made meanwhile, by a helper thread,
+	 * while the build side is read (device.c); not for a plain EXPLAIN, and
+	 * not in a worker that will probe on the CPU.
+	 */
+	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0 &&
+		(!IsParallelWorker() || gpuhash_parallel_worker_gpu))
+		gpuhash_gpu_context_begin();
 }
 
 /*
  * Batches probed on the CPU are kept small enough to stay in the core's
- * caches between being written and being probed and folded: on the GPU a
- * batch is a transfer, and larger is better; on the CPU a batch that spills
- * to memory is read back from it (bench/NOTES.md, section 13).
+ * caches between being written and being probed and folded: a batch that
+ * spills to memory is read back from it (bench/NOTES.md, section 13).  On
+ * the GPU a batch is also a transfer, and a larger one costs fewer round
+ * trips, but its rows wait in host memory all the same: TPC-H q02's 1.6 M
+ * wide outer rows took 0.9 s longer in batches of a million than the CPU
+ * twin's (section 27).  A GPU batch of a quarter million keys is still a
+ * millisecond's transfer.
  */
 #define GPUHASH_CPU_BATCH_ROWS 65536
+#define GPUHASH_GPU_BATCH_ROWS 262144
 
 /*
  * A node with no join (GpuHashAggregate over one scan): its child's rows
@@ -228,7 +242,9 @@ fit_batch_to_device(GpuJoinState *gj)
 	gj->batch_rows = (uint64) gpuhash_batch_rows;
 	if (ght_ctx_device(gj->ctx) == GHT_CPU)
 		gj->batch_rows = Min(gj->batch_rows, GPUHASH_CPU_BATCH_ROWS);
-	else if (gj->shared != NULL)
+	else
+		gj->batch_rows = Min(gj->batch_rows, GPUHASH_GPU_BATCH_ROWS);
+	if (ght_ctx_device(gj->ctx) == GHT_GPU && gj->shared != NULL)
 	{
 		double		share = ((PlanState *) linitial(gj->css.custom_ps))->plan->plan_rows;
 		uint64		cap = Max((uint64) (share / GPUHASH_SHARE_BATCHES), GPUHASH_CPU_BATCH_ROWS);
@@ -597,11 +613,17 @@ gpuhash_join_build_table(GpuJoinState *gj, const void *keys, const void *payload
 static void
 build_local(GpuJoinState *gj)
 {
+	GpuhashRes *keys;
 	uint64		nkeys;
 	void	   *payloads = NULL;
 
+	/*
+	 * The keys are read into plain host memory, so that a GPU context still
+	 * being made (gpuhash_gpu_context_begin) is waited for only to build.
+	 */
+	keys = gpuhash_res_new(gj->run_cxt, gpuhash_cpu_ctx(), GPUHASH_RES_HOST);
+	gpuhash_join_collect(gj, &gj->inner, keys, &nkeys);
 	gpuhash_join_ctx(gj);
-	gpuhash_join_collect(gj, &gj->inner, gj->build_keys, &nkeys);
 	/* with no value column, row numbers serve as payloads and go unread */
 	gj->inner_in_table = gj->inline_ok;
 	if (gj->inline_ok && gj->inner_val >= 0)
@@ -614,8 +636,8 @@ build_local(GpuJoinState *gj)
 			payloads = NULL;
 		}
 	}
-	gpuhash_join_build_table(gj, gj->build_keys->ptr, payloads, nkeys);
-	gpuhash_res_release(gj->build_keys);
+	gpuhash_join_build_table(gj, keys->ptr, payloads, nkeys);
+	gpuhash_res_release(keys);
 	if (payloads)
 		pfree(payloads);
 	if (gj->inner_in_table)
