@@ -193,10 +193,10 @@ gpuhash_join_begin(CustomScanState *node, EState *estate, int eflags)
  * caches between being written and being probed and folded: a batch that
  * spills to memory is read back from it (bench/NOTES.md, section 13).  On
  * the GPU a batch is also a transfer, and a larger one costs fewer round
- * trips, but its rows wait in host memory all the same: TPC-H q02's 1.6 M
- * wide outer rows took 0.9 s longer in batches of a million than the CPU
- * twin's (section 27).  A GPU batch of a quarter million keys is still a
- * millisecond's transfer.
+ * trips, but its rows wait in host memory all the same: TPC-H q02's serial
+ * join of 1.6 M wide outer rows ran 2.97 s in GPU batches of a million
+ * against the CPU twin's 2.10 s, and level with it (2.57 s against 2.55 s)
+ * in batches of a quarter million (section 27).
  */
 #define GPUHASH_CPU_BATCH_ROWS 65536
 #define GPUHASH_GPU_BATCH_ROWS 262144
@@ -242,10 +242,16 @@ fit_batch_to_device(GpuJoinState *gj)
 	gj->batch_rows = (uint64) gpuhash_batch_rows;
 	if (ght_ctx_device(gj->ctx) == GHT_CPU)
 		gj->batch_rows = Min(gj->batch_rows, GPUHASH_CPU_BATCH_ROWS);
-	else
+	else if (gj->shared == NULL)
 		gj->batch_rows = Min(gj->batch_rows, GPUHASH_GPU_BATCH_ROWS);
-	if (ght_ctx_device(gj->ctx) == GHT_GPU && gj->shared != NULL)
+	else
 	{
+		/*
+		 * Not GPUHASH_GPU_BATCH_ROWS here: with it, run 82's W7 (a parallel
+		 * leader's batches of a million become a quarter million) ran 2.29 s
+		 * against 1.55-1.78 s in runs 71 and 77, not yet separated from
+		 * the host (bench/NOTES.md, section 27).
+		 */
 		double		share = ((PlanState *) linitial(gj->css.custom_ps))->plan->plan_rows;
 		uint64		cap = Max((uint64) (share / GPUHASH_SHARE_BATCHES), GPUHASH_CPU_BATCH_ROWS);
 
