@@ -247,10 +247,11 @@ fit_batch_to_device(GpuJoinState *gj)
 	else
 	{
 		/*
-		 * Not GPUHASH_GPU_BATCH_ROWS here: with it, run 82's W7 (a parallel
-		 * leader's batches of a million become a quarter million) ran 2.29 s
-		 * against 1.55-1.78 s in runs 71 and 77, not yet separated from
-		 * the host (bench/NOTES.md, section 27).
+		 * Not GPUHASH_GPU_BATCH_ROWS here: the W suite was measured with a
+		 * leader's batches of a million, and with a quarter million (run
+		 * 82) W7 took 2.29 s, against 1.55-1.78 s before on two hosts and
+		 * 2.42 s on a slower one (runs 71, 77, 73): not separated from the
+		 * host, so left as it was measured (bench/NOTES.md, section 27).
 		 */
 		double		share = ((PlanState *) linitial(gj->css.custom_ps))->plan->plan_rows;
 		uint64		cap = Max((uint64) (share / GPUHASH_SHARE_BATCHES), GPUHASH_CPU_BATCH_ROWS);
