@@ -102,23 +102,22 @@ probe_gpus(void)
 	if (join_pending())
 	{
 		/* what the helper thread found */
-		gpu_probed = true;
 		gpu_count = pending.count;
-		gpu_usable = gpu_count > 0;
 		strlcpy(gpu_why, pending.count_why, sizeof(gpu_why));
-		if (!gpu_usable && gpu_why[0] == '\0')
-			strlcpy(gpu_why, "no GPU was found", sizeof(gpu_why));
-		elog(DEBUG1, "gpuhash: GPU context made by a helper thread in %.3f ms", pending.made_ms);
-		return;
+		elog(DEBUG1, "gpuhash: the helper thread found %d GPUs and made a context (%s) in %.3f ms",
+			 pending.count, pending.ctx ? "yes" : "no", pending.made_ms);
 	}
-	if (gpu_probed)
+	else if (!gpu_probed)
+	{
+		gpu_why[0] = '\0';
+		gpu_count = ght_gpu_count(gpu_why, sizeof(gpu_why));
+	}
+	else
 		return;
-	gpu_why[0] = '\0';
-	gpu_count = ght_gpu_count(gpu_why, sizeof(gpu_why));
+	gpu_probed = true;
 	gpu_usable = gpu_count > 0;
 	if (!gpu_usable && gpu_why[0] == '\0')
 		strlcpy(gpu_why, "no GPU was found", sizeof(gpu_why));
-	gpu_probed = true;
 }
 
 static ght_ctx *
@@ -170,12 +169,15 @@ join_pending(void)
 	return true;
 }
 
+/*
+ * A process must not exit under a thread inside the CUDA driver; a context
+ * the thread made and no one took goes with the process, as the backend's
+ * own does.
+ */
 static void
 join_pending_at_exit(int code, Datum arg)
 {
-	/* a process must not exit under a thread inside the CUDA driver */
-	if (join_pending() && pending.ctx != NULL)
-		ght_ctx_destroy(pending.ctx);
+	(void) join_pending();
 }
 
 /*
