@@ -505,14 +505,17 @@ put_key(void *keys, int width, uint64 i, int64 v)
 
 /*
  * Read the whole inner plan (or this participant's share of it) into store,
- * with the keys in the host memory of keys_res.  Rows with a NULL key can
- * never match, and no join type returns unmatched inner rows, so they are
- * dropped.
+ * and return its keys, in plain host memory (a handle in run_cxt): the
+ * device context is not needed yet, so one still being made
+ * (gpuhash_gpu_context_begin) is waited for only to build.  Rows with a NULL
+ * key can never match, and no join type returns unmatched inner rows, so
+ * they are dropped.
  */
-void
-gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, GpuhashRes *keys_res, uint64 *nkeys)
+GpuhashRes *
+gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, uint64 *nkeys)
 {
 	PlanState  *inner = lsecond(gj->css.custom_ps);
+	GpuhashRes *keys_res = gpuhash_res_new(gj->run_cxt, gpuhash_cpu_ctx(), GPUHASH_RES_HOST);
 	int			w = gj->key_width;
 	uint64		n = 0,
 				cap = 0;
@@ -549,6 +552,7 @@ gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, GpuhashRes *keys_res
 		gpuhash_heap_reader_pause(gj->inner_reader);
 	*nkeys = n;
 	gj->stats.collect_ms += elapsed_ms_since(start);
+	return keys_res;
 }
 
 /* Room for nkeys payloads of the inner value column (freed by the caller). */
@@ -624,12 +628,7 @@ build_local(GpuJoinState *gj)
 	uint64		nkeys;
 	void	   *payloads = NULL;
 
-	/*
-	 * The keys are read into plain host memory, so that a GPU context still
-	 * being made (gpuhash_gpu_context_begin) is waited for only to build.
-	 */
-	keys = gpuhash_res_new(gj->run_cxt, gpuhash_cpu_ctx(), GPUHASH_RES_HOST);
-	gpuhash_join_collect(gj, &gj->inner, keys, &nkeys);
+	keys = gpuhash_join_collect(gj, &gj->inner, &nkeys);
 	gpuhash_join_ctx(gj);
 	/* with no value column, row numbers serve as payloads and go unread */
 	gj->inner_in_table = gj->inline_ok;

@@ -260,13 +260,7 @@ collect_part(GpuJoinState *gj)
 		return;
 	if (slot >= sh->nslots)
 		elog(ERROR, "gpuhash: parallel participant %d beyond the %d planned", slot, sh->nslots);
-
-	/*
-	 * The part's keys are copied into shared memory, so plain host memory
-	 * serves, and the leader need not wait here for its GPU context.
-	 */
-	keys = gpuhash_res_new(gj->run_cxt, gpuhash_cpu_ctx(), GPUHASH_RES_HOST);
-	gpuhash_join_collect(gj, &store, keys, &nkeys);
+	keys = gpuhash_join_collect(gj, &store, &nkeys);
 	/* the inner values as payloads too, converted here and not by the builder */
 	if (gj->inline_ok && gj->inner_val >= 0)
 		payload_width = gj->payload_width;

@@ -251,8 +251,7 @@ extern void gpuhash_join_start_batch(GpuJoinState *gj);
 extern bool gpuhash_join_next_pairs(GpuJoinState *gj);
 extern TupleTableSlot *gpuhash_join_scan_tuple(GpuJoinState *gj, uint64 orow, bool matched,
 											   uint64 kidx, uint64 ref);
-extern void gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, GpuhashRes *keys_res,
-								 uint64 *nkeys);
+extern GpuhashRes *gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, uint64 *nkeys);
 extern void gpuhash_join_build_table(GpuJoinState *gj, const void *keys, const void *payloads,
 									 uint64 nkeys);
 extern void *gpuhash_join_payload_array(GpuJoinState *gj, uint64 nkeys);

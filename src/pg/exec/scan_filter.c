@@ -36,7 +36,7 @@
 #define SF_NULL		2
 
 /* BTLessStrategyNumber .. BTGreaterStrategyNumber, and <> */
-#define SF_NE		6
+#define SF_NE		GPUHASH_STRATEGY_NE
 
 typedef enum FilterKind
 {
@@ -147,8 +147,8 @@ commute(int cmp)
  * rtype, as a strategy number (or SF_NE), or 0 when it is not one of the
  * integer family's, date's or bool's own comparisons.
  */
-static int
-int_strategy(Oid opno, Oid ltype, Oid rtype)
+int
+gpuhash_int_strategy(Oid opno, Oid ltype, Oid rtype)
 {
 	Oid			fn = get_opcode(opno);
 
@@ -232,7 +232,7 @@ compile_columns(OpExpr *op, TupleDesc desc, int att, int att2)
 		return NULL;
 	if (int_like(lt) && int_like(rt) &&
 		lt == exprType(linitial(op->args)) && rt == exprType(lsecond(op->args)) &&
-		(s = int_strategy(op->opno, lt, rt)) != 0)
+		(s = gpuhash_int_strategy(op->opno, lt, rt)) != 0)
 		f = new_leaf(FK_INT_CMP, att, desc);
 	else
 	{
@@ -275,7 +275,7 @@ compile_opexpr(OpExpr *op, TupleDesc desc)
 
 	if (int_like(exprType(l)) && int_like(exprType(r)) &&
 		int_like(TupleDescAttr(desc, att)->atttypid) &&
-		(s = int_strategy(op->opno, exprType(l), exprType(r))) != 0)
+		(s = gpuhash_int_strategy(op->opno, exprType(l), exprType(r))) != 0)
 	{
 		f = new_leaf(FK_INT_CMP, att, desc);
 		f->cmp = var_left ? s : commute(s);
@@ -331,7 +331,7 @@ compile_saop(ScalarArrayOpExpr *sa, TupleDesc desc)
 
 	if (int_like(exprType(l)) && int_like(elemtype) &&
 		int_like(TupleDescAttr(desc, att)->atttypid))
-		s = int_strategy(sa->opno, exprType(l), elemtype);
+		s = gpuhash_int_strategy(sa->opno, exprType(l), elemtype);
 	/* ints: only = ANY and <> ALL, which a sorted set answers */
 	if ((s == BTEqualStrategyNumber && sa->useOr) || (s == SF_NE && !sa->useOr))
 	{

@@ -19,6 +19,16 @@ typedef struct GpuhashScanFilter GpuhashScanFilter;
  */
 extern GpuhashScanFilter *gpuhash_scan_filter_compile(List *quals, TupleDesc desc, List **rest);
 
+/* <>, beside the btree strategies BTLessStrategyNumber .. BTGreaterStrategyNumber */
+#define GPUHASH_STRATEGY_NE 6
+
+/*
+ * The comparison opno makes between two int-like values (integers, date,
+ * bool) of ltype and rtype: a btree strategy or GPUHASH_STRATEGY_NE; 0 when
+ * it is not one of those types' own comparisons.
+ */
+extern int	gpuhash_int_strategy(Oid opno, Oid ltype, Oid rtype);
+
 /* How many of the quals were compiled. */
 extern int	gpuhash_scan_filter_nquals(const GpuhashScanFilter *f);
 

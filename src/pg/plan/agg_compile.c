@@ -10,7 +10,6 @@
 
 #include "access/stratnum.h"
 #include "catalog/pg_aggregate_d.h"
-#include "catalog/pg_opfamily_d.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/array.h"
@@ -19,6 +18,7 @@
 
 #include "join_agg.h"
 #include "numeric_fixed.h"
+#include "scan_filter.h"
 
 static int
 int_width(Oid type)
@@ -253,40 +253,22 @@ compile_operand(Expr *e, Compile *c)
 	return true;
 }
 
-/* the comparison an operator makes between two operands' types, or -1 */
+/*
+ * The comparison an operator makes between two operands' types, or -1: the
+ * direct reader's (scan_filter.c) over integers and dates, and over bools
+ * only = and <>.
+ */
 static int
 comparison_of(Oid opno, Oid left, Oid right)
 {
-	Oid			neg;
+	int			s;
 
-	if (left == DATEOID && right == DATEOID)
-		switch (get_opcode(opno))
-		{
-			case F_DATE_EQ:
-				return GC_EQ;
-			case F_DATE_NE:
-				return GC_NE;
-			case F_DATE_LT:
-				return GC_LT;
-			case F_DATE_LE:
-				return GC_LE;
-			case F_DATE_GT:
-				return GC_GT;
-			case F_DATE_GE:
-				return GC_GE;
-		}
-	if (left == BOOLOID && right == BOOLOID)
-		switch (get_opcode(opno))
-		{
-			case F_BOOLEQ:
-				return GC_EQ;
-			case F_BOOLNE:
-				return GC_NE;
-		}
-	if (int_width(left) == 0 || int_width(right) == 0)
+	if (left != DATEOID && left != BOOLOID && (int_width(left) == 0 || int_width(right) == 0))
 		return -1;
-	/* the built-in integer operators are the integer_ops family's, and <> their = negated */
-	switch (get_op_opfamily_strategy(opno, INTEGER_BTREE_FAM_OID))
+	s = gpuhash_int_strategy(opno, left, right);
+	if (left == BOOLOID && s != BTEqualStrategyNumber && s != GPUHASH_STRATEGY_NE)
+		return -1;
+	switch (s)
 	{
 		case BTLessStrategyNumber:
 			return GC_LT;
@@ -298,11 +280,9 @@ comparison_of(Oid opno, Oid left, Oid right)
 			return GC_GE;
 		case BTGreaterStrategyNumber:
 			return GC_GT;
+		case GPUHASH_STRATEGY_NE:
+			return GC_NE;
 	}
-	neg = get_negator(opno);
-	if (OidIsValid(neg) &&
-		get_op_opfamily_strategy(neg, INTEGER_BTREE_FAM_OID) == BTEqualStrategyNumber)
-		return GC_NE;
 	return -1;
 }
 
