@@ -176,6 +176,52 @@ make_agg_path(PlannerInfo *root, RelOptInfo *upper, CustomPath *join, PathTarget
 }
 
 /*
+ * One planning of a grouped query offers a fold over every GpuHashJoin path
+ * made for the top join (join_paths_of), in up to three variants each, and
+ * those paths share a few row counts and a few pairs of children's targets:
+ * TPC-H q05 asked for 37 compiles and 19 group estimates, most of them
+ * repeats, and they were most of what gpuhash added to its planning
+ * (bench/NOTES.md section 28).  Both answers are kept for the rest of one
+ * call of the hook.
+ */
+#define AGG_MEMO_SIZE 32
+
+typedef struct GroupsMemo
+{
+	List	   *exprs;
+	double		rows;
+	double		groups;
+} GroupsMemo;
+
+typedef struct CompileMemo
+{
+	const List *aggs;
+	PathTarget *outer;
+	PathTarget *inner;
+	bool		ok;
+} CompileMemo;
+
+static GroupsMemo groups_memo[AGG_MEMO_SIZE];
+static int	n_groups_memo;
+static CompileMemo compile_memo[AGG_MEMO_SIZE];
+static int	n_compile_memo;
+
+/* estimate_num_groups, remembered for this call of the hook */
+static double
+num_groups(PlannerInfo *root, List *exprs, double rows)
+{
+	double		groups;
+
+	for (int i = 0; i < n_groups_memo; i++)
+		if (groups_memo[i].exprs == exprs && groups_memo[i].rows == rows)
+			return groups_memo[i].groups;
+	groups = estimate_num_groups(root, exprs, rows, NULL, NULL);
+	if (n_groups_memo < AGG_MEMO_SIZE)
+		groups_memo[n_groups_memo++] = (GroupsMemo) {exprs, rows, groups};
+	return groups;
+}
+
+/*
  * Can the aggregates and group keys be compiled against the columns join's
  * children will return?  (Their plans return exactly their paths' targets.)
  * Checked when the path is made, so that making the plan cannot fail.
@@ -183,13 +229,25 @@ make_agg_path(PlannerInfo *root, RelOptInfo *upper, CustomPath *join, PathTarget
 static bool
 aggs_compile_for(const AggShape *shape, CustomPath *join)
 {
-	List	   *outer = make_tlist_from_pathtarget(((Path *) linitial(join->custom_paths))->pathtarget);
-	List	   *inner = make_tlist_from_pathtarget(((Path *) lsecond(join->custom_paths))->pathtarget);
+	PathTarget *outer_target = ((Path *) linitial(join->custom_paths))->pathtarget;
+	PathTarget *inner_target = ((Path *) lsecond(join->custom_paths))->pathtarget;
+	List	   *outer;
+	List	   *inner;
 	List	   *specs;
 	List	   *keys;
+	bool		ok;
 
-	return gpuhash_agg_plan_aggs(shape->aggs, outer, inner, &specs) &&
+	for (int i = 0; i < n_compile_memo; i++)
+		if (compile_memo[i].aggs == shape->aggs && compile_memo[i].outer == outer_target &&
+			compile_memo[i].inner == inner_target)
+			return compile_memo[i].ok;
+	outer = make_tlist_from_pathtarget(outer_target);
+	inner = make_tlist_from_pathtarget(inner_target);
+	ok = gpuhash_agg_plan_aggs(shape->aggs, outer, inner, &specs) &&
 		gpuhash_agg_plan_group_keys(shape->group_exprs, outer, inner, &keys);
+	if (n_compile_memo < AGG_MEMO_SIZE)
+		compile_memo[n_compile_memo++] = (CompileMemo) {shape->aggs, outer_target, inner_target, ok};
+	return ok;
 }
 
 /*
@@ -205,7 +263,7 @@ groups_of(PlannerInfo *root, const AggShape *shape, double rows)
 
 	if (shape->group_exprs == NIL)
 		return 1;
-	groups = estimate_num_groups(root, shape->group_exprs, rows, NULL, NULL);
+	groups = num_groups(root, shape->group_exprs, rows);
 	/* the table's slots and entries grow by doubling: twice the entries' size */
 	bytes = 2.0 * groups * (sizeof(uint64) * (2 + list_length(shape->group_exprs)) +
 							list_length(shape->aggs) * GPUHASH_AGG_ACC_BYTES);
@@ -440,7 +498,7 @@ add_parallel_scan_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grou
 										 partial_rel->reltarget, NULL, &rows);
 	add_final_aggs(root, grouped_rel, gather, gx,
 				   shape->group_exprs == NIL ? 1 :
-				   estimate_num_groups(root, shape->group_exprs, rows, NULL, NULL));
+				   num_groups(root, shape->group_exprs, rows));
 }
 
 /*
@@ -459,7 +517,7 @@ outer_share_groups(PlannerInfo *root, const AggShape *shape, CustomPath *join)
 	if (shape->group_exprs == NIL ||
 		!bms_is_subset(pull_varnos(root, (Node *) shape->group_exprs), outer->parent->relids))
 		return -1;
-	return estimate_num_groups(root, shape->group_exprs, outer->rows, NULL, NULL);
+	return num_groups(root, shape->group_exprs, outer->rows);
 }
 
 /*
@@ -507,7 +565,7 @@ add_parallel_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_r
 											 partial_rel->reltarget, NULL, &rows);
 		add_final_aggs(root, grouped_rel, gather, gx,
 					   group_exprs == NIL ? 1 :
-					   estimate_num_groups(root, group_exprs, rows, NULL, NULL));
+					   num_groups(root, group_exprs, rows));
 	}
 	add_parallel_scan_agg(root, input_rel, grouped_rel, partial_rel, gx, &shape);
 }
@@ -587,8 +645,8 @@ combined_groups(PlannerInfo *root, const AggShape *shape, const Path *input, dou
 	double		sel = shape->having == NIL ? 1.0 :
 		clauselist_selectivity(root, shape->having, 0, JOIN_INNER, NULL);
 
-	*total = estimate_num_groups(root, shape->group_exprs, input->rows * share, NULL, NULL);
-	*mine = Min(*total, estimate_num_groups(root, shape->group_exprs, input->rows, NULL, NULL));
+	*total = num_groups(root, shape->group_exprs, input->rows * share);
+	*mine = Min(*total, num_groups(root, shape->group_exprs, input->rows));
 	return clamp_row_est(*total * sel / share);
 }
 
@@ -664,6 +722,7 @@ gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *inpu
 
 	if (!gpuhash_enable_join || !gpuhash_enable_aggregate || stage != UPPERREL_GROUP_AGG)
 		return;
+	n_groups_memo = n_compile_memo = 0;
 	if (parse->groupingSets != NIL || parse->hasTargetSRFs ||
 		!parse->hasAggs || gx == NULL || gx->patype != PARTITIONWISE_AGGREGATE_NONE)
 		return;

@@ -576,6 +576,37 @@ gpuhash_planner(Query *parse, const char *query_string, int cursor_options,
 	return result;
 }
 
+/*
+ * Whether a path over outer and inner might survive add_path, judged on a
+ * lower bound of cost_gpu_join's costs (every per-row term at its least: a
+ * credited input row gives back at most cpu_tuple_cost), as PostgreSQL's own
+ * join costing skips paths with add_path_precheck.  Most join relations of
+ * a many-way join are small or end up beside a cheaper PostgreSQL path, and
+ * making, costing and offering a path for each of them was most of what
+ * loading gpuhash added to a new session's planning (TPC-H q05, bench/NOTES.md
+ * section 28).  The relation of every base relation keeps all its paths:
+ * GpuHashAggregate may fold over one that add_path turned away.
+ */
+static bool
+may_survive(PlannerInfo *root, RelOptInfo *joinrel, Path *outer, Path *inner,
+			ght_device dev, bool partial)
+{
+	Cost		startup;
+	Cost		total;
+
+	if (bms_equal(joinrel->relids, root->all_baserels))
+		return true;
+	startup = gpuhash_join_startup_cost + inner->total_cost +
+		inner->rows * Min(0.0, gpuhash_join_build_row_cost - cpu_tuple_cost);
+	if (dev == GHT_GPU && !gpuhash_gpu_context_ready())
+		startup += gpuhash_device_setup_cost;
+	total = startup + outer->total_cost +
+		outer->rows * Min(0.0, gpuhash_join_probe_row_cost - cpu_tuple_cost);
+	if (partial)
+		return add_partial_path_precheck(joinrel, total, NIL);
+	return add_path_precheck(joinrel, startup, total, NIL, NULL);
+}
+
 static void
 gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 				  RelOptInfo *innerrel, JoinType jointype, JoinPathExtraData *extra)
@@ -620,8 +651,9 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	else
 		return;
 
-	add_join_path(root, joinrel, make_path(root, joinrel, jointype, extra, &keys,
-										   outer, inner, dev, false, false));
+	if (may_survive(root, joinrel, outer, inner, dev, false))
+		add_join_path(root, joinrel, make_path(root, joinrel, jointype, extra, &keys,
+											   outer, inner, dev, false, false));
 
 	/*
 	 * Parallel: the outer side split among the participants; the inner side
@@ -635,7 +667,8 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 			linitial(innerrel->partial_pathlist) : inner;
 
 		if (pouter->parallel_safe && pinner->parallel_safe &&
-			PATH_REQ_OUTER(pouter) == NULL && PATH_REQ_OUTER(pinner) == NULL)
+			PATH_REQ_OUTER(pouter) == NULL && PATH_REQ_OUTER(pinner) == NULL &&
+			may_survive(root, joinrel, pouter, pinner, dev, true))
 			add_join_path(root, joinrel, make_path(root, joinrel, jointype, extra, &keys,
 												   pouter, pinner, dev, true,
 												   innerrel->partial_pathlist != NIL));
