@@ -1,8 +1,9 @@
 --
 -- Filtered scans read by the join itself: a Seq Scan with a filter below a
 -- GpuHashJoin is read straight from the heap, its quals compiled where they
--- are comparisons, IN lists, NULL tests and AND/OR/NOT over a column and
--- constants (scan_filter.c), the others tested by ExecQual.  Each query is
+-- are comparisons, IN lists, NULL tests, a text LIKE of literals and %, and
+-- AND/OR/NOT over a column and constants (scan_filter.c), the others tested
+-- by ExecQual.  Each query is
 -- run with the node forced on and compared, as multisets, with PostgreSQL's
 -- own plan, serially and in parallel; each says how its sides were read, so
 -- that the test cannot pass without taking the path it tests.
@@ -144,11 +145,24 @@ INSERT INTO corpus VALUES
   (71, 'SELECT f.id FROM fo f WHERE f.b AND NOT EXISTS (SELECT 1 FROM fi WHERE fi.k = f.k AND fi.v > 50)'),
   (72, 'SELECT f.id, i.id FROM fo f LEFT JOIN fi i ON f.k = i.k AND i.v > 50 WHERE f.i2 > 0'),
   (73, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k AND f.i2 = i.i2 WHERE f.d > ''2020-02-01'' AND i.n > 2'),
-  (74, 'SELECT count(*), sum(f.v), min(i.v) FROM fo f JOIN fi i ON f.k = i.k WHERE f.i2 > 0 AND i.t <> ''a3''');
+  (74, 'SELECT count(*), sum(f.v), min(i.v) FROM fo f JOIN fi i ON f.k = i.k WHERE f.i2 > 0 AND i.t <> ''a3'''),
+  -- LIKE with literals and %: a prefix, a suffix, literals in order (not
+  -- overlapping), exact, empty and all-%, negated; with _, an escape, ILIKE
+  -- and char(n) it stays with the executor
+  (80, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.t LIKE ''a1%'''),
+  (81, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.t NOT LIKE ''%1%'''),
+  (82, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.t LIKE ''%2'''),
+  (83, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.t LIKE ''a%1%5'' OR f.t LIKE ''%1%1%'''),
+  (84, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.t LIKE ''a1'' OR f.t LIKE ''a1a1%'' OR f.t LIKE ''%a%2%0'''),
+  (85, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.t LIKE ''%%'' AND f.t NOT LIKE '''''),
+  (86, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.t NOT LIKE ''a%'' OR f.t IS NULL'),
+  (87, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.t LIKE ''a_1'' OR f.t LIKE ''a\%'''),
+  (88, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.t ILIKE ''A1%'' AND f.c LIKE ''a%'''),
+  (89, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.t::varchar LIKE ''%1'' AND i.t NOT LIKE ''%2%''');
 
 -- the plans: the filter stays on the Seq Scan, which the node reads
 SELECT * FROM pg_temp.plan('SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.v > 50 AND i.i2 IN (1, 2)');
-SELECT ord, pg_temp.direct(q) FROM corpus WHERE ord IN (1, 2, 22, 40, 48, 49, 50, 51, 53, 60, 61, 63, 72) ORDER BY ord;
+SELECT ord, pg_temp.direct(q) FROM corpus WHERE ord IN (1, 2, 22, 40, 48, 49, 50, 51, 53, 60, 61, 63, 72, 80, 85, 87, 88, 89) ORDER BY ord;
 
 -- the corpus, serial
 SELECT ord, pg_temp.same(q) FROM corpus ORDER BY ord;

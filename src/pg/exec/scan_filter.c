@@ -9,19 +9,24 @@
  * as TPC-H's l_commitdate < l_receiptdate).  This file turns such quals into a
  * small tree evaluated straight on the row's datums: integers, dates and
  * booleans are compared as 64-bit integers, and other types through their
- * btree comparison function, called directly.  Quals of any other form
- * stay with the executor (ExecQual on the scan's slot), after these.
+ * btree comparison function, called directly.  A text column's LIKE or NOT
+ * LIKE with a constant pattern of literals and % (TPC-H's o_comment NOT LIKE
+ * '%special%requests%') is matched by searching for the literals in turn.
+ * Quals of any other form stay with the executor (ExecQual on the scan's
+ * slot), after these.
  *
  * Evaluation follows SQL's three-valued logic exactly: a comparison with a
  * NULL column is NULL, AND and OR treat NULL as PostgreSQL does, and a row
  * passes only when every qual is true.  Only btree comparison operators are
  * compiled: they cannot fail on non-NULL input, so evaluating them before
- * the executor's quals cannot raise an error PostgreSQL would not.
+ * the executor's quals cannot raise an error PostgreSQL would not; nor can
+ * such a LIKE (no escape, a deterministic collation).
  */
 #include "gpuhash_pg.h"
 
 #include "access/stratnum.h"
 #include "catalog/pg_opfamily_d.h"
+#include "mb/pg_wchar.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/array.h"
 #include "utils/date.h"
@@ -46,6 +51,7 @@ typedef enum FilterKind
 	FK_FN_IN,					/* column op ANY / ALL (constants), likewise */
 	FK_BOOL_COL,				/* a boolean column */
 	FK_NULL_TEST,				/* column IS [NOT] NULL */
+	FK_LIKE,					/* text column [NOT] LIKE a pattern of literals and % */
 	FK_AND,
 	FK_OR,
 	FK_NOT
@@ -59,7 +65,7 @@ typedef struct FilterNode
 	int			att2;			/* FK_*_CMP: the other column, or -1 */
 	Oid			type2;
 	int			cmp;			/* FK_*_CMP: strategy, column on the left */
-	bool		flag;			/* IN: ANY (true) or ALL; NULL test: IS NULL */
+	bool		flag;			/* IN: ANY (true) or ALL; NULL test: IS NULL; LIKE: NOT */
 	bool		has_null;		/* IN: the list holds a NULL */
 	int64		value;			/* FK_INT_CMP */
 	int64	   *set;			/* FK_INT_IN: sorted; FK_FN_IN: see datums */
@@ -70,7 +76,22 @@ typedef struct FilterNode
 	Oid			collation;
 	struct FilterNode **kids;	/* AND, OR, NOT */
 	int			nkids;
+	struct LikePattern *like;	/* FK_LIKE */
 } FilterNode;
+
+/*
+ * A LIKE pattern without _ or escapes: its literals, split at each %, and
+ * whether the first and last are anchored to the value's ends (no % before
+ * the first, none after the last).
+ */
+typedef struct LikePattern
+{
+	int			nlits;
+	const char **lits;
+	int		   *lens;
+	bool		anchored_start;
+	bool		anchored_end;
+} LikePattern;
 
 struct GpuhashScanFilter
 {
@@ -245,6 +266,107 @@ compile_columns(OpExpr *op, TupleDesc desc, int att, int att2)
 	return f;
 }
 
+/*
+ * The pattern's literals when it has no _ and no backslash (LIKE's default
+ * escape), so that % is its only wildcard; NULL otherwise.
+ */
+static LikePattern *
+like_pattern(text *pat)
+{
+	const char *p = VARDATA_ANY(pat);
+	int			len = VARSIZE_ANY_EXHDR(pat);
+	LikePattern *lp = palloc0(sizeof(LikePattern));
+	int			start = 0;
+
+	lp->lits = palloc((len + 1) * sizeof(char *));
+	lp->lens = palloc((len + 1) * sizeof(int));
+	for (int i = 0; i <= len; i++)
+	{
+		if (i < len && (p[i] == '_' || p[i] == '\\'))
+			return NULL;
+		if (i < len && p[i] != '%')
+			continue;
+		if (i > start)
+		{
+			lp->lits[lp->nlits] = pnstrdup(p + start, i - start);
+			lp->lens[lp->nlits++] = i - start;
+		}
+		start = i + 1;
+	}
+	lp->anchored_start = len == 0 || p[0] != '%';
+	lp->anchored_end = len == 0 || p[len - 1] != '%';
+	return lp;
+}
+
+/*
+ * text LIKE / NOT LIKE a constant (a varchar column is relabelled text):
+ * matched bytewise, which is LIKE's answer under a deterministic collation
+ * when every character is one byte or the encoding is UTF-8 (whose
+ * characters cannot match starting inside another).
+ */
+static FilterNode *
+compile_like(OpExpr *op, TupleDesc desc)
+{
+	Oid			fn = get_opcode(op->opno);
+	Node	   *r = lsecond(op->args);
+	int			att = column_of(linitial(op->args), desc);
+	Oid			type;
+	LikePattern *lp;
+	FilterNode *f;
+
+	if ((fn != F_TEXTLIKE && fn != F_TEXTNLIKE) || att < 0 || !IsA(r, Const) ||
+		((Const *) r)->constisnull || ((Const *) r)->consttype != TEXTOID)
+		return NULL;
+	type = TupleDescAttr(desc, att)->atttypid;
+	if ((type != TEXTOID && type != VARCHAROID) || !OidIsValid(op->inputcollid) ||
+		!get_collation_isdeterministic(op->inputcollid) ||
+		(GetDatabaseEncoding() != PG_UTF8 && pg_database_encoding_max_length() != 1) ||
+		(lp = like_pattern(DatumGetTextPP(((Const *) r)->constvalue))) == NULL)
+		return NULL;
+	f = new_leaf(FK_LIKE, att, desc);
+	f->flag = fn == F_TEXTNLIKE;
+	f->like = lp;
+	return f;
+}
+
+/* Does the value s (len bytes) match the pattern? */
+static bool
+like_match(const LikePattern *lp, const char *s, int len)
+{
+	int			first = 0,
+				last = lp->nlits;
+	int			pos = 0;
+
+	if (lp->nlits == 0)			/* '' or only % */
+		return !lp->anchored_start || len == 0;
+	if (lp->anchored_start && lp->anchored_end && lp->nlits == 1)
+		return len == lp->lens[0] && memcmp(s, lp->lits[0], len) == 0;
+	if (lp->anchored_start)
+	{
+		if (len < lp->lens[0] || memcmp(s, lp->lits[0], lp->lens[0]) != 0)
+			return false;
+		pos = lp->lens[first++];
+	}
+	if (lp->anchored_end)
+	{
+		int			n = lp->lens[--last];
+
+		if (len - pos < n || memcmp(s + len - n, lp->lits[last], n) != 0)
+			return false;
+		len -= n;
+	}
+	/* the middle literals leftmost first, each after the one before */
+	for (int i = first; i < last; i++)
+	{
+		const char *at = memmem(s + pos, len - pos, lp->lits[i], lp->lens[i]);
+
+		if (at == NULL)
+			return false;
+		pos = (at - s) + lp->lens[i];
+	}
+	return true;
+}
+
 static FilterNode *
 compile_opexpr(OpExpr *op, TupleDesc desc)
 {
@@ -259,6 +381,8 @@ compile_opexpr(OpExpr *op, TupleDesc desc)
 
 	if (list_length(op->args) != 2)
 		return NULL;
+	if ((f = compile_like(op, desc)) != NULL)
+		return f;
 	l = linitial(op->args);
 	r = lsecond(op->args);
 	if ((att = column_of(l, desc)) >= 0 && (att2 = column_of(r, desc)) >= 0)
@@ -427,7 +551,8 @@ collect_atts(const FilterNode *f, Bitmapset **atts, bool *calls)
 		*atts = bms_add_member(*atts, f->att);
 	if (f->att2 >= 0)
 		*atts = bms_add_member(*atts, f->att2);
-	if (f->kind == FK_FN_CMP || f->kind == FK_FN_IN)
+	/* a LIKE may detoast its value */
+	if (f->kind == FK_FN_CMP || f->kind == FK_FN_IN || f->kind == FK_LIKE)
 		*calls = true;
 }
 
@@ -581,6 +706,16 @@ eval(const FilterNode *f, const Datum *values, const bool *isnull)
 			return DatumGetBool(values[f->att]) ? SF_TRUE : SF_FALSE;
 		case FK_NULL_TEST:
 			return isnull[f->att] == f->flag ? SF_TRUE : SF_FALSE;
+		case FK_LIKE:
+			{
+				text	   *t;
+
+				if (isnull[f->att])
+					return SF_NULL;
+				t = DatumGetTextPP(values[f->att]);
+				return like_match(f->like, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t)) != f->flag ?
+					SF_TRUE : SF_FALSE;
+			}
 		case FK_AND:
 		case FK_OR:
 			{
