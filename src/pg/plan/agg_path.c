@@ -181,7 +181,7 @@ make_agg_path(PlannerInfo *root, RelOptInfo *upper, CustomPath *join, PathTarget
  * those paths share a few row counts and a few pairs of children's targets:
  * TPC-H q05 asked for 37 compiles and 19 group estimates, most of them
  * repeats, and they were most of what gpuhash added to its planning
- * (bench/NOTES.md section 28).  Both answers are kept for the rest of one
+ * (bench/NOTES.md section 28).  What they found is kept for the rest of one
  * call of the hook.
  */
 #define AGG_MEMO_SIZE 32
@@ -193,18 +193,21 @@ typedef struct GroupsMemo
 	double		groups;
 } GroupsMemo;
 
-typedef struct CompileMemo
+/*
+ * A shape that compiled over one join compiles over any other whose two
+ * sides return every column it reads: the compiler looks a column up in
+ * either side's target list and decides nothing else by the side it is on.
+ */
+typedef struct ShapeMemo
 {
 	const List *aggs;
-	PathTarget *outer;
-	PathTarget *inner;
-	bool		ok;
-} CompileMemo;
+	List	   *vars;			/* the Vars it reads */
+} ShapeMemo;
 
 static GroupsMemo groups_memo[AGG_MEMO_SIZE];
 static int	n_groups_memo;
-static CompileMemo compile_memo[AGG_MEMO_SIZE];
-static int	n_compile_memo;
+static ShapeMemo shape_memo[AGG_MEMO_SIZE];
+static int	n_shape_memo;
 
 /* estimate_num_groups, remembered for this call of the hook */
 static double
@@ -235,19 +238,35 @@ aggs_compile_for(const AggShape *shape, CustomPath *join)
 	List	   *inner;
 	List	   *specs;
 	List	   *keys;
-	bool		ok;
+	ListCell   *lc;
 
-	for (int i = 0; i < n_compile_memo; i++)
-		if (compile_memo[i].aggs == shape->aggs && compile_memo[i].outer == outer_target &&
-			compile_memo[i].inner == inner_target)
-			return compile_memo[i].ok;
+	for (int i = 0; i < n_shape_memo; i++)
+		if (shape_memo[i].aggs == shape->aggs)
+		{
+			foreach(lc, shape_memo[i].vars)
+				if (!list_member(outer_target->exprs, lfirst(lc)) &&
+					!list_member(inner_target->exprs, lfirst(lc)))
+					break;
+			if (lc == NULL)
+				return true;
+		}
 	outer = make_tlist_from_pathtarget(outer_target);
 	inner = make_tlist_from_pathtarget(inner_target);
-	ok = gpuhash_agg_plan_aggs(shape->aggs, outer, inner, &specs) &&
-		gpuhash_agg_plan_group_keys(shape->group_exprs, outer, inner, &keys);
-	if (n_compile_memo < AGG_MEMO_SIZE)
-		compile_memo[n_compile_memo++] = (CompileMemo) {shape->aggs, outer_target, inner_target, ok};
-	return ok;
+	if (!gpuhash_agg_plan_aggs(shape->aggs, outer, inner, &specs) ||
+		!gpuhash_agg_plan_group_keys(shape->group_exprs, outer, inner, &keys))
+		return false;
+	if (n_shape_memo < AGG_MEMO_SIZE)
+	{
+		List	   *vars = pull_var_clause((Node *) list_make2(shape->aggs, shape->group_exprs),
+										   PVC_RECURSE_AGGREGATES | PVC_INCLUDE_PLACEHOLDERS);
+
+		/* a placeholder is found by the compiler's own lookup only */
+		foreach(lc, vars)
+			if (!IsA(lfirst(lc), Var))
+				return true;
+		shape_memo[n_shape_memo++] = (ShapeMemo) {shape->aggs, vars};
+	}
+	return true;
 }
 
 /*
@@ -722,7 +741,7 @@ gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *inpu
 
 	if (!gpuhash_enable_join || !gpuhash_enable_aggregate || stage != UPPERREL_GROUP_AGG)
 		return;
-	n_groups_memo = n_compile_memo = 0;
+	n_groups_memo = n_shape_memo = 0;
 	if (parse->groupingSets != NIL || parse->hasTargetSRFs ||
 		!parse->hasAggs || gx == NULL || gx->patype != PARTITIONWISE_AGGREGATE_NONE)
 		return;
