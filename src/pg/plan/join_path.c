@@ -582,9 +582,9 @@ gpuhash_planner(Query *parse, const char *query_string, int cursor_options,
  * credited input row gives back at most cpu_tuple_cost), as PostgreSQL's own
  * join costing skips paths with add_path_precheck.  Most join relations of
  * a many-way join are small or end up beside a cheaper PostgreSQL path, and
- * making, costing and offering a path for each of them was most of what
- * loading gpuhash added to a new session's planning (TPC-H q05, bench/NOTES.md
- * section 28).  The relation of every base relation keeps all its paths:
+ * making, costing and offering a path for each of them was about a third of
+ * what loading gpuhash added to planning TPC-H q05 (bench/NOTES.md section
+ * 28).  The relation of every base relation keeps all its paths:
  * GpuHashAggregate may fold over one that add_path turned away.
  */
 static bool
