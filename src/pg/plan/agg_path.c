@@ -208,6 +208,8 @@ static GroupsMemo groups_memo[AGG_MEMO_SIZE];
 static int	n_groups_memo;
 static ShapeMemo shape_memo[AGG_MEMO_SIZE];
 static int	n_shape_memo;
+static RelOptInfo *quals_memo_rel;	/* scan_quals_compile's rel, or NULL */
+static bool quals_memo;
 
 /* estimate_num_groups, remembered for this call of the hook */
 static double
@@ -471,16 +473,22 @@ make_scan_agg_path(PlannerInfo *root, RelOptInfo *upper, RelOptInfo *input_rel, 
 static bool
 scan_quals_compile(PlannerInfo *root, RelOptInfo *rel)
 {
-	List	   *quals = extract_actual_clauses(rel->baserestrictinfo, false);
+	List	   *quals;
 	List	   *rest = NIL;
 	Relation	r;
 
-	if (quals == NIL)
+	/* asked for the serial, parallel and combined folds alike */
+	if (quals_memo_rel == rel)
+		return quals_memo;
+	quals_memo_rel = rel;
+	quals_memo = true;
+	if ((quals = extract_actual_clauses(rel->baserestrictinfo, false)) == NIL)
 		return true;
 	r = table_open(planner_rt_fetch(rel->relid, root)->relid, NoLock);
 	(void) gpuhash_scan_filter_compile(quals, RelationGetDescr(r), &rest);
 	table_close(r, NoLock);
-	return rest == NIL;
+	quals_memo = rest == NIL;
+	return quals_memo;
 }
 
 /*
@@ -742,6 +750,7 @@ gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *inpu
 	if (!gpuhash_enable_join || !gpuhash_enable_aggregate || stage != UPPERREL_GROUP_AGG)
 		return;
 	n_groups_memo = n_shape_memo = 0;
+	quals_memo_rel = NULL;
 	if (parse->groupingSets != NIL || parse->hasTargetSRFs ||
 		!parse->hasAggs || gx == NULL || gx->patype != PARTITIONWISE_AGGREGATE_NONE)
 		return;
