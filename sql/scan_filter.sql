@@ -83,7 +83,17 @@ ALTER TABLE fo DROP COLUMN dropme;
 ALTER TABLE fo ADD COLUMN extra int DEFAULT 7;
 INSERT INTO fo (id, k, i2, v, extra) SELECT 3000 + g, g % 400, g % 5, g % 100, g % 3 FROM generate_series(1, 600) g;
 CREATE TABLE fempty (LIKE fo);
-ANALYZE fo, fi, fempty;
+-- numerics of every scale, special values and ones too wide for 128 bits
+CREATE TABLE fnum (id int, k int, x numeric);
+INSERT INTO fnum
+SELECT g, (random() * 400)::int,
+       CASE WHEN random() < 0.05 THEN NULL
+            WHEN random() < 0.3 THEN (ARRAY[1, 1.5, 1.50, -2.25, 0, -0.0, 1e30, 1e-30, 'NaN',
+                 'Infinity', '-Infinity', 123456789012345678901234567890123456789.5, 0.065,
+                 0.06, 0.0700, 5.5, 5.5000001, -5.5])[1 + (random() * 17)::int]
+            ELSE round((random() * 20 - 10)::numeric, (random() * 4)::int) END
+FROM generate_series(1, 3000) g;
+ANALYZE fo, fi, fempty, fnum;
 
 CREATE TABLE corpus (ord int, q text);
 INSERT INTO corpus VALUES
@@ -158,11 +168,28 @@ INSERT INTO corpus VALUES
   (86, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.t NOT LIKE ''a%'' OR f.t IS NULL'),
   (87, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.t LIKE ''a_1'' OR f.t LIKE ''a\%'''),
   (88, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.t ILIKE ''A1%'' AND f.c LIKE ''a%'''),
-  (89, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.t::varchar LIKE ''%1'' AND i.t NOT LIKE ''%2%''');
+  (89, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.t::varchar LIKE ''%1'' AND i.t NOT LIKE ''%2%'''),
+  -- a date compared with a timestamp: at midnight, within a day, before
+  -- 2000 (negative), commuted, equal or not; an infinite one stays a call
+  (90, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.d >= date ''2020-03-01'' AND f.d < date ''2020-03-01'' + interval ''1 month'''),
+  (91, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.d <= timestamp ''2020-03-01 12:00'' OR f.d > timestamp ''2020-11-30 00:00:00.000001'''),
+  (92, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.d >= timestamp ''2020-03-01 00:00:00.000001'' AND f.d < timestamp ''2020-03-10 23:59'''),
+  (93, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.d = timestamp ''2020-03-01'' OR f.d = timestamp ''2020-03-02 01:00'''),
+  (94, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.d <> timestamp ''2020-03-02 01:00'' AND f.d <> timestamp ''2020-03-03'''),
+  (95, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE timestamp ''2020-04-01 06:00'' > f.d AND f.d > timestamp ''1000-01-01 12:00'''),
+  (96, 'SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.d < ''infinity''::timestamp AND f.d >= timestamp ''1999-12-31 23:00'''),
+  -- numeric against constants of other scales, NaN and infinities in the
+  -- column, and constants that are special or too wide
+  (97, 'SELECT x.id, i.id FROM fnum x JOIN fi i ON x.k = i.k WHERE x.x < 5.5 AND x.x >= -2.25'),
+  (98, 'SELECT x.id, i.id FROM fnum x JOIN fi i ON x.k = i.k WHERE x.x = 1.50 OR x.x = 0.07 OR x.x <> 0'),
+  (99, 'SELECT x.id, i.id FROM fnum x JOIN fi i ON x.k = i.k WHERE x.x > 0.065 AND 1e30 >= x.x'),
+  (100, 'SELECT x.id, i.id FROM fnum x JOIN fi i ON x.k = i.k WHERE x.x < ''NaN'' AND x.x > ''-Infinity'''),
+  (101, 'SELECT x.id, i.id FROM fnum x JOIN fi i ON x.k = i.k WHERE x.x <= 123456789012345678901234567890123456789.5 AND x.x > -0.00001'),
+  (102, 'SELECT x.id, i.id FROM fnum x JOIN fi i ON x.k = i.k WHERE x.x = 1e-30 OR x.x = 5.5000001 OR x.x = ''Infinity''');
 
 -- the plans: the filter stays on the Seq Scan, which the node reads
 SELECT * FROM pg_temp.plan('SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.v > 50 AND i.i2 IN (1, 2)');
-SELECT ord, pg_temp.direct(q) FROM corpus WHERE ord IN (1, 2, 22, 40, 48, 49, 50, 51, 53, 60, 61, 63, 72, 80, 85, 87, 88, 89) ORDER BY ord;
+SELECT ord, pg_temp.direct(q) FROM corpus WHERE ord IN (1, 2, 22, 40, 48, 49, 50, 51, 53, 60, 61, 63, 72, 80, 85, 87, 88, 89, 90, 96, 97, 100) ORDER BY ord;
 
 -- the corpus, serial
 SELECT ord, pg_temp.same(q) FROM corpus ORDER BY ord;
@@ -212,4 +239,4 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
-DROP TABLE fo, fi, fempty, corpus;
+DROP TABLE fo, fi, fempty, fnum, corpus;

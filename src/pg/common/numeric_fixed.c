@@ -198,6 +198,55 @@ gpuhash_fixed_pow10(int e)
 	return pow10_128(e);
 }
 
+/*
+ * Compare a numeric with the constant c * 10^-cs, both exactly, into *cmp
+ * (-1, 0 or 1, as numeric_cmp orders finite values); false when the value
+ * is not plain enough to do it here (NaN, an infinity, toasted, or too many
+ * digits), and the caller asks numeric's own function.
+ */
+bool
+gpuhash_numeric_compare(Datum value, int64 c, int cs, int *cmp)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(value);
+	NumParts	p;
+	int128		n = 0;
+	int128		k;
+	int			s;
+	int			e;
+
+	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
+		return false;
+	numeric_parts(value, &p);
+	if (p.special || p.ndigits > FIXED_MAX_DIGITS || p.dscale > GPUHASH_FIXED_MAX_SCALE)
+		return false;
+	s = Max(p.dscale, cs);
+	for (int i = 0; i < p.ndigits; i++)
+	{
+		int16		d;
+
+		memcpy(&d, p.digits + i * sizeof(int16), sizeof(d));
+		if (__builtin_mul_overflow(n, (int128) 10000, &n) ||
+			__builtin_add_overflow(n, (int128) d, &n))
+			return false;
+	}
+	e = 4 * (p.weight - p.ndigits + 1) + s;
+	if (p.ndigits > 0 && e < 0)
+	{
+		if (-e > 38 || n % pow10_128(-e) != 0)
+			return false;
+		n /= pow10_128(-e);
+	}
+	else if (p.ndigits > 0 && e > 0 &&
+			 (e > 38 || __builtin_mul_overflow(n, pow10_128(e), &n)))
+		return false;
+	if (p.neg)
+		n = -n;
+	if (__builtin_mul_overflow((int128) c, pow10_128(s - cs), &k))
+		return false;
+	*cmp = n < k ? -1 : n > k ? 1 : 0;
+	return true;
+}
+
 /* v at scale from, rescaled to scale to (to >= from); false if it does not fit */
 bool
 gpuhash_fixed_rescale(int128 v, int from, int to, int128 *out)

@@ -29,6 +29,7 @@ typedef enum FixedStatus
 } FixedStatus;
 
 extern FixedStatus gpuhash_numeric_fixed(Datum value, int scale, int128 *out);
+extern bool gpuhash_numeric_compare(Datum value, int64 c, int cs, int *cmp);
 extern bool gpuhash_fixed_rescale(int128 v, int from, int to, int128 *out);
 extern int128 gpuhash_fixed_pow10(int e);
 extern Datum gpuhash_fixed_numeric(int128 v, int scale);

@@ -43,6 +43,14 @@
 #include "join_node.h"
 #include "scan_filter.h"
 
+/* what walk_tuple needs of each attribute, packed */
+typedef struct WalkAtt
+{
+	int16		len;
+	char		align;
+	bool		byval;
+} WalkAtt;
+
 struct GpuhashHeapReader
 {
 	ScanState  *node;			/* the Seq Scan */
@@ -52,6 +60,8 @@ struct GpuhashHeapReader
 	bool		in_place;		/* wanted attributes by-value at fixed offsets */
 	uint32	   *off;			/* each output column's offset past t_hoff */
 	int16	   *len;
+	bool		walk;			/* else, tuples are deformed here, not in a slot */
+	struct WalkAtt *watt;		/* attributes 0 .. natts_needed - 1 */
 
 	/* the Seq Scan's filter, when it has one */
 	GpuhashScanFilter *filter;	/* its compiled quals, or NULL */
@@ -60,7 +70,7 @@ struct GpuhashHeapReader
 	const int  *fatts;
 	uint32	   *foff;			/* their offsets past t_hoff, in place */
 	int16	   *flen;
-	Datum	   *hvalues;		/* a row's filter attributes read in place, */
+	Datum	   *hvalues;		/* a row's attributes read in place or walked, */
 	bool	   *hisnull;		/* indexed by heap attribute */
 	int			nrest;			/* quals left to the executor */
 	bool		filter_calls;	/* the compiled quals call functions */
@@ -100,8 +110,6 @@ compile_filter(GpuhashHeapReader *r, PlanState *child, TupleDesc rdesc)
 	r->natts_needed = Max(r->natts_needed, r->fatts[r->nfatts - 1] + 1);
 	r->foff = palloc0(r->nfatts * sizeof(uint32));
 	r->flen = palloc0(r->nfatts * sizeof(int16));
-	r->hvalues = palloc0(rdesc->natts * sizeof(Datum));
-	r->hisnull = palloc0(rdesc->natts * sizeof(bool));
 }
 
 #endif
@@ -173,6 +181,8 @@ gpuhash_heap_reader_create(PlanState *child)
 	 * at a fixed offset; the wanted ones must also be by value to be read in
 	 * place.
 	 */
+	r->hvalues = palloc0(Max(rdesc->natts, 1) * sizeof(Datum));
+	r->hisnull = palloc0(Max(rdesc->natts, 1) * sizeof(bool));
 	r->in_place = r->rest == NULL;
 	for (int a = 0; a < r->natts_needed && r->in_place; a++)
 	{
@@ -201,6 +211,22 @@ gpuhash_heap_reader_create(PlanState *child)
 				r->flen[k] = att->attlen;
 			}
 		off += att->attlen;
+	}
+
+	/*
+	 * Other tuples are deformed here when no qual needs the executor's slot:
+	 * storing each tuple in the slot takes and drops a buffer pin, which
+	 * cost as much as the deform itself (bench/NOTES.md section 29).
+	 */
+	r->walk = r->rest == NULL;
+	r->watt = palloc0(Max(r->natts_needed, 1) * sizeof(WalkAtt));
+	for (int a = 0; a < r->natts_needed; a++)
+	{
+		Form_pg_attribute att = TupleDescAttr(rdesc, a);
+
+		r->watt[a].len = att->attlen;
+		r->watt[a].align = att->attalign;
+		r->watt[a].byval = att->attbyval;
 	}
 	return r;
 #endif
@@ -328,12 +354,60 @@ read_through_slot(GpuhashHeapReader *r, HeapTupleHeader td, ItemId lpp, OffsetNu
 	return true;
 }
 
+/*
+ * Deform the first natts_needed attributes of a tuple that has them all into
+ * hvalues and hisnull, as the slot's deform would (by-reference values
+ * point into the page, which the scan keeps pinned); then filter it.  false
+ * when filtered out.
+ */
+static inline bool
+walk_tuple(GpuhashHeapReader *r, HeapTupleHeader td, Datum *values, bool *isnull)
+{
+	const char *tp = (const char *) td + td->t_hoff;
+	const bits8 *bp = td->t_bits;
+	bool		hasnull = (td->t_infomask & HEAP_HASNULL) != 0;
+	Datum	   *hv = r->hvalues;
+	bool	   *hn = r->hisnull;
+	uint32		off = 0;
+
+	for (int a = 0; a < r->natts_needed; a++)
+	{
+		const WalkAtt *wa = &r->watt[a];
+
+		if (hasnull && att_isnull(a, bp))
+		{
+			hv[a] = (Datum) 0;
+			hn[a] = true;
+			continue;
+		}
+		hn[a] = false;
+		if (wa->len == -1)
+			off = att_align_pointer(off, wa->align, -1, tp + off);
+		else
+			off = att_align_nominal(off, wa->align);
+		hv[a] = fetch_att(tp + off, wa->byval, wa->len);
+		off = att_addlength_pointer(off, wa->len, tp + off);
+	}
+	if (r->filter && !filter_pass(r, hv, hn))
+		return false;
+	for (int c = 0; c < r->ncols; c++)
+	{
+		values[c] = hv[r->attno[c]];
+		isnull[c] = hn[r->attno[c]];
+	}
+	return true;
+}
+
 /* Does a tuple read in place pass the compiled filter? */
 static inline bool
 pass_in_place(GpuhashHeapReader *r, const char *tp)
 {
 	for (int k = 0; k < r->nfatts; k++)
+	{
 		r->hvalues[r->fatts[k]] = fetch_att(tp + r->foff[k], true, r->flen[k]);
+		/* a walked tuple may have left it set */
+		r->hisnull[r->fatts[k]] = false;
+	}
 	return filter_pass(r, r->hvalues, r->hisnull);
 }
 
@@ -402,6 +476,14 @@ gpuhash_heap_reader_next(GpuhashHeapReader *r, Datum *values, bool *isnull)
 				{
 					values[c] = fetch_att(tp + r->off[c], true, r->len[c]);
 					isnull[c] = false;
+				}
+			}
+			else if (likely(r->walk) && HeapTupleHeaderGetNatts(td) >= r->natts_needed)
+			{
+				if (!walk_tuple(r, td, values, isnull))
+				{
+					r->filtered++;
+					continue;
 				}
 			}
 			else if (!read_through_slot(r, td, lpp, lineoff, values, isnull))

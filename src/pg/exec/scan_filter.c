@@ -30,9 +30,11 @@
 #include "nodes/nodeFuncs.h"
 #include "utils/array.h"
 #include "utils/date.h"
+#include "utils/timestamp.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 
+#include "numeric_fixed.h"
 #include "scan_filter.h"
 
 /* three-valued results */
@@ -48,6 +50,7 @@ typedef enum FilterKind
 	FK_INT_CMP,					/* column op constant (or column), as int64 */
 	FK_INT_IN,					/* column = ANY / <> ALL (constants), as int64 */
 	FK_FN_CMP,					/* column op constant (or column), by the operator's function */
+	FK_NUM_CMP,					/* numeric column op constant, as fixed-point, else as FK_FN_CMP */
 	FK_FN_IN,					/* column op ANY / ALL (constants), likewise */
 	FK_BOOL_COL,				/* a boolean column */
 	FK_NULL_TEST,				/* column IS [NOT] NULL */
@@ -67,7 +70,8 @@ typedef struct FilterNode
 	int			cmp;			/* FK_*_CMP: strategy, column on the left */
 	bool		flag;			/* IN: ANY (true) or ALL; NULL test: IS NULL; LIKE: NOT */
 	bool		has_null;		/* IN: the list holds a NULL */
-	int64		value;			/* FK_INT_CMP */
+	int64		value;			/* FK_INT_CMP; FK_NUM_CMP: the constant * 10^scale */
+	int			scale;			/* FK_NUM_CMP */
 	int64	   *set;			/* FK_INT_IN: sorted; FK_FN_IN: see datums */
 	Datum	   *datums;			/* FK_FN_CMP (one) and FK_FN_IN */
 	int			nset;
@@ -367,6 +371,90 @@ like_match(const LikePattern *lp, const char *s, int len)
 	return true;
 }
 
+/* numeric's own comparison operators, as strategy numbers (or SF_NE); else 0 */
+static int
+numeric_strategy(Oid opno)
+{
+	Oid			fn = get_opcode(opno);
+
+	return fn == F_NUMERIC_LT ? BTLessStrategyNumber :
+		fn == F_NUMERIC_LE ? BTLessEqualStrategyNumber :
+		fn == F_NUMERIC_EQ ? BTEqualStrategyNumber :
+		fn == F_NUMERIC_GE ? BTGreaterEqualStrategyNumber :
+		fn == F_NUMERIC_GT ? BTGreaterStrategyNumber :
+		fn == F_NUMERIC_NE ? SF_NE : 0;
+}
+
+/* x / y rounded down, for y > 0 */
+static int64
+floor_div(int64 x, int64 y)
+{
+	int64		q = x / y;
+
+	return (x % y != 0 && x < 0) ? q - 1 : q;
+}
+
+/*
+ * A date column compared with a finite timestamp constant, as an integer
+ * comparison of the date: PostgreSQL compares the date's midnight, d days
+ * times a day's microseconds, with the timestamp t (a date past the
+ * timestamps' range as later than all of them, which the date's own
+ * ordering keeps), so d < t holds exactly when d <= floor((t - 1) / day),
+ * and so on.  TPC-H's date + interval bounds are such constants.
+ */
+static FilterNode *
+compile_date_timestamp(OpExpr *op, TupleDesc desc, int att, Const *c, bool var_left)
+{
+	Oid			fn = get_opcode(op->opno);
+	Timestamp	t;
+	int			s;
+	int64		below,			/* the last date whose midnight is before t */
+				upto;			/* the last date whose midnight is at or before t */
+	FilterNode *f;
+
+	if (TupleDescAttr(desc, att)->atttypid != DATEOID || c->consttype != TIMESTAMPOID)
+		return NULL;
+	s = fn == F_DATE_LT_TIMESTAMP || fn == F_TIMESTAMP_LT_DATE ? BTLessStrategyNumber :
+		fn == F_DATE_LE_TIMESTAMP || fn == F_TIMESTAMP_LE_DATE ? BTLessEqualStrategyNumber :
+		fn == F_DATE_EQ_TIMESTAMP || fn == F_TIMESTAMP_EQ_DATE ? BTEqualStrategyNumber :
+		fn == F_DATE_GE_TIMESTAMP || fn == F_TIMESTAMP_GE_DATE ? BTGreaterEqualStrategyNumber :
+		fn == F_DATE_GT_TIMESTAMP || fn == F_TIMESTAMP_GT_DATE ? BTGreaterStrategyNumber :
+		fn == F_DATE_NE_TIMESTAMP || fn == F_TIMESTAMP_NE_DATE ? SF_NE : 0;
+	t = DatumGetTimestamp(c->constvalue);
+	if (s == 0 || TIMESTAMP_NOT_FINITE(t))
+		return NULL;
+	if (!var_left)
+		s = commute(s);
+	below = floor_div(t - 1, USECS_PER_DAY);
+	upto = floor_div(t, USECS_PER_DAY);
+	f = new_leaf(FK_INT_CMP, att, desc);
+	switch (s)
+	{
+		case BTLessStrategyNumber:
+			f->cmp = BTLessEqualStrategyNumber;
+			f->value = below;
+			break;
+		case BTLessEqualStrategyNumber:
+			f->cmp = BTLessEqualStrategyNumber;
+			f->value = upto;
+			break;
+		case BTGreaterStrategyNumber:
+			f->cmp = BTGreaterStrategyNumber;
+			f->value = upto;
+			break;
+		case BTGreaterEqualStrategyNumber:
+			f->cmp = BTGreaterStrategyNumber;
+			f->value = below;
+			break;
+		default:
+			/* a t that is not a midnight equals no date: a value no date has */
+			f->cmp = s;
+			f->value = below == upto ? PG_INT64_MIN : upto;
+			break;
+	}
+	return f;
+}
+
 static FilterNode *
 compile_opexpr(OpExpr *op, TupleDesc desc)
 {
@@ -406,9 +494,17 @@ compile_opexpr(OpExpr *op, TupleDesc desc)
 		f->value = int_value(c->consttype, c->constvalue);
 		return f;
 	}
+	if ((f = compile_date_timestamp(op, desc, att, c, var_left)) != NULL)
+		return f;
 	f = fn_leaf(FK_FN_CMP, att, desc, op->opno, op->inputcollid, var_left);
 	f->datums = palloc(sizeof(Datum));
 	f->datums[0] = c->constvalue;
+	if (numeric_strategy(op->opno) != 0 && TupleDescAttr(desc, att)->atttypid == NUMERICOID &&
+		gpuhash_numeric_small(c->constvalue, &f->value, &f->scale))
+	{
+		f->kind = FK_NUM_CMP;
+		f->cmp = var_left ? numeric_strategy(op->opno) : commute(numeric_strategy(op->opno));
+	}
 	return f;
 }
 
@@ -552,7 +648,8 @@ collect_atts(const FilterNode *f, Bitmapset **atts, bool *calls)
 	if (f->att2 >= 0)
 		*atts = bms_add_member(*atts, f->att2);
 	/* a LIKE may detoast its value */
-	if (f->kind == FK_FN_CMP || f->kind == FK_FN_IN || f->kind == FK_LIKE)
+	if (f->kind == FK_FN_CMP || f->kind == FK_NUM_CMP || f->kind == FK_FN_IN ||
+		f->kind == FK_LIKE)
 		*calls = true;
 }
 
@@ -676,6 +773,16 @@ eval(const FilterNode *f, const Datum *values, const bool *isnull)
 				x = int_value(f->type, values[f->att]);
 				/* ANY: does one equal x; ALL (of <>): does one equal x, which fails it */
 				return in_result(f, bsearch(&x, f->set, f->nset, sizeof(int64), cmp_int64) != NULL);
+			}
+		case FK_NUM_CMP:
+			{
+				int			c;
+
+				if (isnull[f->att])
+					return SF_NULL;
+				if (gpuhash_numeric_compare(values[f->att], f->value, f->scale, &c))
+					return int_compare(f->cmp, c, 0);
+				return fn_call(f, values[f->att], f->datums[0]);
 			}
 		case FK_FN_CMP:
 			if (isnull[f->att] || (f->att2 >= 0 && isnull[f->att2]))
