@@ -41,6 +41,8 @@
 
 #include "heap_reader.h"
 #include "join_node.h"
+#include "numeric_fixed.h"
+#include "page_thread.h"
 #include "scan_filter.h"
 
 /* what walk_tuple needs of each attribute, packed */
@@ -50,6 +52,53 @@ typedef struct WalkAtt
 	char		align;
 	bool		byval;
 } WalkAtt;
+
+/*
+ * With a helper thread, the backend pins pages ahead into a ring of slots
+ * and the thread deforms and filters each one (page_thread.c); the backend
+ * then hands on its rows: those the thread passed as they are, those whose
+ * compiled quals need a function call after testing them itself, and those
+ * the thread could not take apart (fewer attributes than wanted) through
+ * the Seq Scan's slot.
+ */
+#define READ_SLOTS 16
+
+#define ROW_PASS	0
+#define ROW_CHECK	1
+#define ROW_SLOT	2
+
+typedef struct ReadSlot
+{
+	Buffer		buf;			/* the backend's own pin on the page */
+	Page		page;
+	BlockNumber block;
+	int			ntup;
+	OffsetNumber offs[MaxHeapTuplesPerPage];	/* its visible tuples */
+
+	/* written by the thread */
+	int			nout;
+	uint32		filtered;
+	uint8		kind[MaxHeapTuplesPerPage];
+	OffsetNumber out_off[MaxHeapTuplesPerPage];
+	Datum	   *values;			/* nout rows of natts_needed attributes */
+	bool	   *isnull;
+} ReadSlot;
+
+typedef struct ReadPipe
+{
+	GpuhashPageThread *thread;
+	ReadSlot   *slots;			/* READ_SLOTS of them */
+	uint64		posted;			/* slots filled so far */
+	uint64		head;			/* the next to hand on */
+	bool		head_ready;		/* the thread is done with the head slot */
+	int			cursor;			/* the head slot's next row */
+	bool		scan_done;		/* no page is left to pin */
+
+	/* what the thread reads (set up once; the filter is the reader's) */
+	int			natts_needed;
+	const struct WalkAtt *watt;
+	const GpuhashScanFilter *filter;
+} ReadPipe;
 
 struct GpuhashHeapReader
 {
@@ -74,6 +123,10 @@ struct GpuhashHeapReader
 	bool	   *hisnull;		/* indexed by heap attribute */
 	int			nrest;			/* quals left to the executor */
 	bool		filter_calls;	/* the compiled quals call functions */
+
+	/* pages deformed by a helper thread (gpuhash.read_thread), or NULL */
+	struct ReadPipe *pipe;
+	bool		pipe_tried;
 
 	/* while reading (between begin and pause) */
 	HeapScanDesc scan;
@@ -325,15 +378,15 @@ filter_pass(GpuhashHeapReader *r, const Datum *values, const bool *isnull)
  */
 static pg_noinline bool
 read_through_slot(GpuhashHeapReader *r, HeapTupleHeader td, ItemId lpp, OffsetNumber lineoff,
-				  Datum *values, bool *isnull)
+				  Buffer buf, BlockNumber block, Datum *values, bool *isnull)
 {
 	TupleTableSlot *slot = r->node->ss_ScanTupleSlot;
 
 	r->tuple.t_data = td;
 	r->tuple.t_len = ItemIdGetLength(lpp);
 	r->tuple.t_tableOid = RelationGetRelid(r->scan->rs_base.rs_rd);
-	ItemPointerSet(&r->tuple.t_self, r->scan->rs_cblock, lineoff);
-	ExecStoreBufferHeapTuple(&r->tuple, slot, r->scan->rs_cbuf);
+	ItemPointerSet(&r->tuple.t_self, block, lineoff);
+	ExecStoreBufferHeapTuple(&r->tuple, slot, buf);
 	slot_getsomeattrs(slot, r->natts_needed);
 	if (r->filter && !filter_pass(r, slot->tts_values, slot->tts_isnull))
 		return false;
@@ -355,24 +408,24 @@ read_through_slot(GpuhashHeapReader *r, HeapTupleHeader td, ItemId lpp, OffsetNu
 }
 
 /*
- * Deform the first natts_needed attributes of a tuple that has them all into
- * hvalues and hisnull, as the slot's deform would (by-reference values
- * point into the page, which the scan keeps pinned); then filter it.  false
- * when filtered out.
+ * Deform the first natts attributes of a tuple of len bytes that has them
+ * all into hv and hn, as the slot's deform would (by-reference values point
+ * into the page, which stays pinned); false when they would run past the
+ * tuple's end, which a valid tuple never does.  It reads nothing but the
+ * tuple, so the read thread may call it.
  */
 static inline bool
-walk_tuple(GpuhashHeapReader *r, HeapTupleHeader td, Datum *values, bool *isnull)
+walk_atts(const WalkAtt *watt, int natts, HeapTupleHeader td, uint32 len, Datum *hv, bool *hn)
 {
 	const char *tp = (const char *) td + td->t_hoff;
 	const bits8 *bp = td->t_bits;
 	bool		hasnull = (td->t_infomask & HEAP_HASNULL) != 0;
-	Datum	   *hv = r->hvalues;
-	bool	   *hn = r->hisnull;
+	uint32		end = len > td->t_hoff ? len - td->t_hoff : 0;
 	uint32		off = 0;
 
-	for (int a = 0; a < r->natts_needed; a++)
+	for (int a = 0; a < natts; a++)
 	{
-		const WalkAtt *wa = &r->watt[a];
+		const WalkAtt *wa = &watt[a];
 
 		if (hasnull && att_isnull(a, bp))
 		{
@@ -381,13 +434,34 @@ walk_tuple(GpuhashHeapReader *r, HeapTupleHeader td, Datum *values, bool *isnull
 			continue;
 		}
 		hn[a] = false;
+		if (off >= end)
+			return false;
 		if (wa->len == -1)
 			off = att_align_pointer(off, wa->align, -1, tp + off);
 		else
 			off = att_align_nominal(off, wa->align);
 		hv[a] = fetch_att(tp + off, wa->byval, wa->len);
 		off = att_addlength_pointer(off, wa->len, tp + off);
+		if (off > end)
+			return false;
 	}
+	return true;
+}
+
+/*
+ * A tuple with all the wanted attributes, deformed here and filtered; false
+ * when filtered out.
+ */
+static inline bool
+walk_tuple(GpuhashHeapReader *r, HeapTupleHeader td, ItemId lpp, OffsetNumber lineoff,
+		   Datum *values, bool *isnull)
+{
+	Datum	   *hv = r->hvalues;
+	bool	   *hn = r->hisnull;
+
+	if (!walk_atts(r->watt, r->natts_needed, td, ItemIdGetLength(lpp), hv, hn))
+		return read_through_slot(r, td, lpp, lineoff, r->scan->rs_cbuf, r->scan->rs_cblock,
+								 values, isnull);
 	if (r->filter && !filter_pass(r, hv, hn))
 		return false;
 	for (int c = 0; c < r->ncols; c++)
@@ -411,7 +485,268 @@ pass_in_place(GpuhashHeapReader *r, const char *tp)
 	return filter_pass(r, r->hvalues, r->hisnull);
 }
 
+/* ---- pages deformed by a helper thread ---------------------------------- */
+
+/* In the thread: deform and filter the rows of slot seq. */
+static void
+pipe_work(void *arg, uint64 seq)
+{
+	ReadPipe   *p = arg;
+	ReadSlot   *sl = &p->slots[seq % READ_SLOTS];
+	int			nn = p->natts_needed;
+	int			nout = 0;
+	uint32		filtered = 0;
+
+	for (int i = 0; i < sl->ntup; i++)
+	{
+		OffsetNumber lineoff = sl->offs[i];
+		ItemId		lpp = PageGetItemId(sl->page, lineoff);
+		HeapTupleHeader td = (HeapTupleHeader) PageGetItem(sl->page, lpp);
+		Datum	   *hv = sl->values + (size_t) nout * nn;
+		bool	   *hn = sl->isnull + (size_t) nout * nn;
+
+		sl->out_off[nout] = lineoff;
+		if (HeapTupleHeaderGetNatts(td) < nn ||
+			!walk_atts(p->watt, nn, td, ItemIdGetLength(lpp), hv, hn))
+			sl->kind[nout++] = ROW_SLOT;
+		else if (p->filter == NULL)
+			sl->kind[nout++] = ROW_PASS;
+		else
+			switch (gpuhash_scan_filter_pass_pure(p->filter, hv, hn))
+			{
+				case 1:
+					sl->kind[nout++] = ROW_PASS;
+					break;
+				case 0:
+					filtered++;
+					break;
+				default:
+					sl->kind[nout++] = ROW_CHECK;
+					break;
+			}
+	}
+	sl->nout = nout;
+	sl->filtered = filtered;
+}
+
+/* Let go of the pinned slots and start numbering them again; the thread is stopped. */
+static void
+pipe_release(ReadPipe *p)
+{
+	for (uint64 q = p->head; q < p->posted; q++)
+		ReleaseBuffer(p->slots[q % READ_SLOTS].buf);
+	p->head = p->posted = 0;
+	p->head_ready = false;
+	p->cursor = 0;
+	p->scan_done = false;
+}
+
+static void
+pipe_free(ReadPipe *p)
+{
+	if (p->thread)
+		gpuhash_page_thread_destroy(p->thread);
+	if (p->slots)
+		for (int i = 0; i < READ_SLOTS; i++)
+		{
+			free(p->slots[i].values);
+			free(p->slots[i].isnull);
+		}
+	free(p->slots);
+	free(p);
+}
+
+/*
+ * The query's memory is going (it failed, or ended without the node's End):
+ * the thread reads the reader's filter, so it stops first.  The pins are
+ * not released here: a failed query's resource owner has released them.
+ */
+static void
+pipe_memory_gone(void *arg)
+{
+	GpuhashHeapReader *r = arg;
+
+	if (r->pipe)
+	{
+		pipe_free(r->pipe);
+		r->pipe = NULL;
+	}
+}
+
+/*
+ * Start the thread, when the reader deforms its tuples and has one to
+ * spare; otherwise (or if it cannot be started) the backend reads alone.
+ */
+static void
+pipe_setup(GpuhashHeapReader *r)
+{
+	ReadPipe   *p;
+	MemoryContextCallback *cb;
+	const char *why = NULL;
+	int			nn = r->natts_needed;
+
+	r->pipe_tried = true;
+	if (!gpuhash_read_thread || r->generic || r->in_place || !r->walk || nn == 0)
+		return;
+	for (int a = 0; a < nn; a++)
+		if (r->watt[a].len < -1)
+			return;				/* a cstring, which heap tables do not have */
+#ifdef HAVE_INT128
+	/* the powers of ten are filled in on first use: here, not in the thread */
+	(void) gpuhash_fixed_pow10(0);
 #endif
+	p = calloc(1, sizeof(ReadPipe));
+	if (p == NULL || (p->slots = calloc(READ_SLOTS, sizeof(ReadSlot))) == NULL)
+		why = "out of memory";
+	for (int i = 0; why == NULL && i < READ_SLOTS; i++)
+	{
+		p->slots[i].buf = InvalidBuffer;
+		p->slots[i].values = malloc((size_t) MaxHeapTuplesPerPage * nn * sizeof(Datum));
+		p->slots[i].isnull = malloc((size_t) MaxHeapTuplesPerPage * nn * sizeof(bool));
+		if (p->slots[i].values == NULL || p->slots[i].isnull == NULL)
+			why = "out of memory";
+	}
+	if (why == NULL)
+	{
+		p->natts_needed = nn;
+		p->watt = r->watt;
+		p->filter = r->filter;
+		p->thread = gpuhash_page_thread_create(pipe_work, p, &why);
+	}
+	if (why != NULL)
+	{
+		elog(DEBUG1, "gpuhash: the direct read goes on without a helper thread: %s", why);
+		if (p)
+			pipe_free(p);
+		return;
+	}
+	cb = MemoryContextAlloc(GetMemoryChunkContext(r), sizeof(MemoryContextCallback));
+	cb->func = pipe_memory_gone;
+	cb->arg = r;
+	MemoryContextRegisterResetCallback(GetMemoryChunkContext(r), cb);
+	r->pipe = p;
+}
+
+/* Pin pages ahead until the ring is full or the scan has none left. */
+static void
+pipe_fill(GpuhashHeapReader *r)
+{
+	ReadPipe   *p = r->pipe;
+
+	while (!p->scan_done && p->posted - p->head < READ_SLOTS)
+	{
+		ReadSlot   *sl;
+
+		if (!next_page(r))
+		{
+			p->scan_done = true;
+			break;
+		}
+		sl = &p->slots[p->posted % READ_SLOTS];
+		IncrBufferRefCount(r->scan->rs_cbuf);
+		sl->buf = r->scan->rs_cbuf;
+		sl->page = r->page;
+		sl->block = r->scan->rs_cblock;
+		sl->ntup = r->scan->rs_ntuples;
+		memcpy(sl->offs, r->scan->rs_vistuples, sl->ntup * sizeof(OffsetNumber));
+		gpuhash_page_thread_post(p->thread, ++p->posted);
+	}
+}
+
+/* gpuhash_heap_reader_next with a thread: the rows of the slots it has done. */
+static bool
+pipe_next(GpuhashHeapReader *r, Datum *values, bool *isnull)
+{
+	ReadPipe   *p = r->pipe;
+	int			nn = p->natts_needed;
+
+	for (;;)
+	{
+		if (p->head_ready)
+		{
+			ReadSlot   *sl = &p->slots[p->head % READ_SLOTS];
+
+			while (p->cursor < sl->nout)
+			{
+				int			k = p->cursor++;
+				Datum	   *hv = sl->values + (size_t) k * nn;
+				bool	   *hn = sl->isnull + (size_t) k * nn;
+
+				if (sl->kind[k] == ROW_SLOT)
+				{
+					ItemId		lpp = PageGetItemId(sl->page, sl->out_off[k]);
+
+					if (!read_through_slot(r, (HeapTupleHeader) PageGetItem(sl->page, lpp), lpp,
+										   sl->out_off[k], sl->buf, sl->block, values, isnull))
+					{
+						r->filtered++;
+						continue;
+					}
+					r->returned++;
+					return true;
+				}
+				if (sl->kind[k] == ROW_CHECK && !filter_pass(r, hv, hn))
+				{
+					r->filtered++;
+					continue;
+				}
+				for (int c = 0; c < r->ncols; c++)
+				{
+					values[c] = hv[r->attno[c]];
+					isnull[c] = hn[r->attno[c]];
+				}
+				r->returned++;
+				return true;
+			}
+			/* the head slot is spent: its page may go */
+			ReleaseBuffer(sl->buf);
+			sl->buf = InvalidBuffer;
+			p->head++;
+			p->head_ready = false;
+			p->cursor = 0;
+		}
+		pipe_fill(r);
+		if (p->head == p->posted)
+			return false;
+		gpuhash_page_thread_wait(p->thread, p->head);
+		p->head_ready = true;
+		r->filtered += p->slots[p->head % READ_SLOTS].filtered;
+	}
+}
+
+#endif
+
+/*
+ * The Seq Scan is about to be rescanned: pages pinned ahead and rows not
+ * yet handed on belong to the old scan.
+ */
+void
+gpuhash_heap_reader_rescan(GpuhashHeapReader *r)
+{
+#if PG_VERSION_NUM < 170000
+	if (r->pipe)
+	{
+		gpuhash_page_thread_stop(r->pipe->thread);
+		pipe_release(r->pipe);
+		gpuhash_page_thread_restart(r->pipe->thread);
+	}
+#endif
+}
+
+/* The node ends: the thread stops and the pages it had are let go. */
+void
+gpuhash_heap_reader_end(GpuhashHeapReader *r)
+{
+#if PG_VERSION_NUM < 170000
+	if (r->pipe)
+	{
+		gpuhash_page_thread_stop(r->pipe->thread);
+		pipe_release(r->pipe);
+		pipe_free(r->pipe);
+		r->pipe = NULL;
+	}
+#endif
+}
 
 void
 gpuhash_heap_reader_begin(GpuhashHeapReader *r)
@@ -421,7 +756,10 @@ gpuhash_heap_reader_begin(GpuhashHeapReader *r)
 
 	/* what ExecProcNode does first */
 	if (child->chgParam != NULL)
+	{
+		gpuhash_heap_reader_rescan(r);
 		ExecReScan(child);
+	}
 	/* what the Seq Scan does on its first call, unless it is parallel */
 	if (r->node->ss_currentScanDesc == NULL)
 		r->node->ss_currentScanDesc = table_beginscan(r->node->ss_currentRelation,
@@ -434,6 +772,11 @@ gpuhash_heap_reader_begin(GpuhashHeapReader *r)
 		return;
 	if (child->instrument)
 		InstrStartNode(child->instrument);
+	if (!r->pipe_tried)
+		pipe_setup(r);
+	/* with a thread, where the reading stands is the ring's, kept between runs */
+	if (r->pipe)
+		return;
 	r->page = r->scan->rs_inited ? BufferGetPage(r->scan->rs_cbuf) : NULL;
 	r->index = r->scan->rs_cindex;
 #endif
@@ -454,6 +797,8 @@ gpuhash_heap_reader_next(GpuhashHeapReader *r, Datum *values, bool *isnull)
 		memcpy(isnull, slot->tts_isnull, r->ncols * sizeof(bool));
 		return true;
 	}
+	if (r->pipe)
+		return pipe_next(r, values, isnull);
 	for (;;)
 	{
 		if (likely(r->page != NULL) && r->index < r->scan->rs_ntuples)
@@ -480,13 +825,14 @@ gpuhash_heap_reader_next(GpuhashHeapReader *r, Datum *values, bool *isnull)
 			}
 			else if (likely(r->walk) && HeapTupleHeaderGetNatts(td) >= r->natts_needed)
 			{
-				if (!walk_tuple(r, td, values, isnull))
+				if (!walk_tuple(r, td, lpp, lineoff, values, isnull))
 				{
 					r->filtered++;
 					continue;
 				}
 			}
-			else if (!read_through_slot(r, td, lpp, lineoff, values, isnull))
+			else if (!read_through_slot(r, td, lpp, lineoff, r->scan->rs_cbuf,
+										r->scan->rs_cblock, values, isnull))
 			{
 				r->filtered++;
 				continue;
@@ -511,7 +857,8 @@ gpuhash_heap_reader_pause(GpuhashHeapReader *r)
 
 	if (r->generic)
 		return;
-	r->scan->rs_cindex = r->index;
+	if (r->pipe == NULL)
+		r->scan->rs_cindex = r->index;
 	if (pgstat_should_count_relation(rel))
 		rel->pgstat_info->t_counts.t_tuples_returned += r->returned + r->filtered;
 	if (child->instrument)

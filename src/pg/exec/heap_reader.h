@@ -30,6 +30,12 @@ extern bool gpuhash_heap_reader_next(GpuhashHeapReader *r, Datum *values, bool *
 /* Stop reading for now (after a run of _next calls). */
 extern void gpuhash_heap_reader_pause(GpuhashHeapReader *r);
 
+/* The Seq Scan is about to be rescanned (before each ExecReScan of it). */
+extern void gpuhash_heap_reader_rescan(GpuhashHeapReader *r);
+
+/* The node ends (before ExecEndNode of the Seq Scan). */
+extern void gpuhash_heap_reader_end(GpuhashHeapReader *r);
+
 /* Its Seq Scan's quals: how many it compiled, how many ExecQual tests. */
 extern void gpuhash_heap_reader_filter(const GpuhashHeapReader *r, int *compiled, int *executor);
 

@@ -1180,6 +1180,10 @@ gpuhash_join_rescan(CustomScanState *node)
 
 	reset_outer(gj);
 	gj->shut_down = false;
+	if (gj->outer_reader)
+		gpuhash_heap_reader_rescan(gj->outer_reader);
+	if (gj->inner_reader)
+		gpuhash_heap_reader_rescan(gj->inner_reader);
 	if (gj->scan_only)
 	{
 		if (node->ss.ps.chgParam != NULL)
@@ -1221,6 +1225,10 @@ gpuhash_join_end(CustomScanState *node)
 		gpuhash_res_release(gj->probe);
 	if (gj->table)
 		gpuhash_res_release(gj->table);
+	if (gj->outer_reader)
+		gpuhash_heap_reader_end(gj->outer_reader);
+	if (gj->inner_reader)
+		gpuhash_heap_reader_end(gj->inner_reader);
 	ExecEndNode(linitial(node->custom_ps));
 	if (!gj->scan_only)
 		ExecEndNode(lsecond(node->custom_ps));

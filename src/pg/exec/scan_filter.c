@@ -41,6 +41,7 @@
 #define SF_FALSE	0
 #define SF_TRUE		1
 #define SF_NULL		2
+#define SF_UNKNOWN	3			/* pure evaluation: only a function call can tell */
 
 /* BTLessStrategyNumber .. BTGreaterStrategyNumber, and <> */
 #define SF_NE		GPUHASH_STRATEGY_NE
@@ -754,8 +755,14 @@ in_result(const FilterNode *f, bool decided)
 	return f->flag ? SF_FALSE : SF_TRUE;
 }
 
+/*
+ * A qual's value for a row.  Pure (for a thread other than the backend's):
+ * nothing is called that might allocate or raise an error, and a leaf that
+ * would need it is SF_UNKNOWN, as is an AND or OR that its other arguments
+ * do not decide.
+ */
 static int
-eval(const FilterNode *f, const Datum *values, const bool *isnull)
+eval(const FilterNode *f, const Datum *values, const bool *isnull, bool pure)
 {
 	switch (f->kind)
 	{
@@ -782,11 +789,15 @@ eval(const FilterNode *f, const Datum *values, const bool *isnull)
 					return SF_NULL;
 				if (gpuhash_numeric_compare(values[f->att], f->value, f->scale, &c))
 					return int_compare(f->cmp, c, 0);
+				if (pure)
+					return SF_UNKNOWN;
 				return fn_call(f, values[f->att], f->datums[0]);
 			}
 		case FK_FN_CMP:
 			if (isnull[f->att] || (f->att2 >= 0 && isnull[f->att2]))
 				return SF_NULL;
+			if (pure)
+				return SF_UNKNOWN;
 			return fn_call(f, values[f->att], f->att2 >= 0 ? values[f->att2] : f->datums[0]);
 		case FK_FN_IN:
 			{
@@ -794,6 +805,8 @@ eval(const FilterNode *f, const Datum *values, const bool *isnull)
 
 				if (isnull[f->att])
 					return SF_NULL;
+				if (pure)
+					return SF_UNKNOWN;
 				for (int i = 0; i < f->nset; i++)
 				{
 					int			r = fn_call(f, values[f->att], f->datums[i]);
@@ -815,11 +828,16 @@ eval(const FilterNode *f, const Datum *values, const bool *isnull)
 			return isnull[f->att] == f->flag ? SF_TRUE : SF_FALSE;
 		case FK_LIKE:
 			{
-				text	   *t;
+				struct varlena *t = (struct varlena *) DatumGetPointer(values[f->att]);
 
 				if (isnull[f->att])
 					return SF_NULL;
-				t = DatumGetTextPP(values[f->att]);
+				if (VARATT_IS_EXTERNAL(t) || VARATT_IS_COMPRESSED(t))
+				{
+					if (pure)
+						return SF_UNKNOWN;
+					t = (struct varlena *) DatumGetTextPP(values[f->att]);
+				}
 				return like_match(f->like, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t)) != f->flag ?
 					SF_TRUE : SF_FALSE;
 			}
@@ -829,23 +847,26 @@ eval(const FilterNode *f, const Datum *values, const bool *isnull)
 				/* a false argument decides AND, a true one OR; else NULL wins */
 				int			decides = f->kind == FK_AND ? SF_FALSE : SF_TRUE;
 				int			r = f->kind == FK_AND ? SF_TRUE : SF_FALSE;
+				bool		unknown = false;
 
 				for (int i = 0; i < f->nkids; i++)
 				{
-					int			k = eval(f->kids[i], values, isnull);
+					int			k = eval(f->kids[i], values, isnull, pure);
 
 					if (k == decides)
 						return k;
 					if (k == SF_NULL)
 						r = SF_NULL;
+					else if (k == SF_UNKNOWN)
+						unknown = true;
 				}
-				return r;
+				return unknown ? SF_UNKNOWN : r;
 			}
 		case FK_NOT:
 			{
-				int			k = eval(f->kids[0], values, isnull);
+				int			k = eval(f->kids[0], values, isnull, pure);
 
-				return k == SF_NULL ? SF_NULL : k == SF_TRUE ? SF_FALSE : SF_TRUE;
+				return k == SF_NULL || k == SF_UNKNOWN ? k : k == SF_TRUE ? SF_FALSE : SF_TRUE;
 			}
 	}
 	return SF_NULL;
@@ -855,7 +876,24 @@ bool
 gpuhash_scan_filter_pass(const GpuhashScanFilter *f, const Datum *values, const bool *isnull)
 {
 	for (int i = 0; i < f->nquals; i++)
-		if (eval(f->quals[i], values, isnull) != SF_TRUE)
+		if (eval(f->quals[i], values, isnull, false) != SF_TRUE)
 			return false;
 	return true;
+}
+
+int
+gpuhash_scan_filter_pass_pure(const GpuhashScanFilter *f, const Datum *values, const bool *isnull)
+{
+	int			r = 1;
+
+	for (int i = 0; i < f->nquals; i++)
+	{
+		int			k = eval(f->quals[i], values, isnull, true);
+
+		if (k == SF_FALSE || k == SF_NULL)
+			return 0;
+		if (k == SF_UNKNOWN)
+			r = -1;
+	}
+	return r;
 }

@@ -52,6 +52,14 @@ extern int	gpuhash_scan_filter_attrs(const GpuhashScanFilter *f, const int **att
 extern bool gpuhash_scan_filter_pass(const GpuhashScanFilter *f, const Datum *values,
 									 const bool *isnull);
 
+/*
+ * The same, callable from a thread other than the backend's: it calls no
+ * function that might allocate or raise an error.  1 when the row passes,
+ * 0 when it does not, -1 when only gpuhash_scan_filter_pass can tell.
+ */
+extern int	gpuhash_scan_filter_pass_pure(const GpuhashScanFilter *f, const Datum *values,
+										  const bool *isnull);
+
 #pragma GCC visibility pop
 
 #endif

@@ -20,6 +20,7 @@ extern double gpuhash_join_build_row_cost;
 extern double gpuhash_join_probe_row_cost;
 extern bool gpuhash_parallel_worker_gpu;
 extern bool gpuhash_direct_scan;
+extern bool gpuhash_read_thread;
 extern bool gpuhash_overlap_probes;
 extern bool gpuhash_chain_batches;
 

@@ -49,6 +49,7 @@ double		gpuhash_join_build_row_cost = 0.01;
 double		gpuhash_join_probe_row_cost = 0.002;
 bool		gpuhash_parallel_worker_gpu = false;
 bool		gpuhash_direct_scan = true;
+bool		gpuhash_read_thread = true;
 bool		gpuhash_chain_batches = true;
 bool		gpuhash_overlap_probes = true;
 
@@ -916,6 +917,17 @@ gpuhash_join_init(void)
 							 "columns, its filter applied as the rows are read; off: the join asks "
 							 "the Seq Scan for each row.",
 							 &gpuhash_direct_scan,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuhash.read_thread",
+							 "Lets a direct heap read deform and filter its pages in a helper thread.",
+							 "Applies to tables whose wanted columns come after a variable-length "
+							 "one, and to filters the reader compiles: the process pins the pages "
+							 "and hands on the rows, the thread takes them apart.",
+							 &gpuhash_read_thread,
 							 true,
 							 PGC_USERSET,
 							 0,

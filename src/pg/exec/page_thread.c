@@ -1,0 +1,244 @@
+/*
+ * page_thread.c - a helper thread that works through numbered slots that
+ * the backend fills.
+ *
+ * The direct heap reader (heap_reader.c) pins pages in the backend and
+ * hands them to this thread to deform and filter, a slot per page, while
+ * it goes on pinning the next ones and copying out the rows already done.
+ * A page takes tens of microseconds, so waking a thread for each one would
+ * cost as much as the work: the two sides publish progress through atomic
+ * counters (posted by the backend, done by the thread) and spin briefly
+ * before the thread sleeps on a condition variable.
+ *
+ * The thread runs with every signal blocked and calls only the work
+ * function it was given, which must not call into PostgreSQL.  The backend
+ * stops it (gpuhash_page_thread_stop) before it lets go of what the slots
+ * point at: at a rescan, at the end of the scan, from a memory context
+ * callback when a query fails, and before shared memory is detached at
+ * exit (a before_shmem_exit callback), since the slots point into shared
+ * buffers.
+ */
+#include "gpuhash_pg.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+
+#include "storage/ipc.h"
+
+#include "page_thread.h"
+
+/* how long either side spins before it sleeps or yields */
+#define THREAD_SPINS	4000
+#define WAIT_SPINS		1000
+
+struct GpuhashPageThread
+{
+	pthread_t	thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	GpuhashPageWork work;
+	void	   *arg;
+
+	/*
+	 * Read and written with __atomic builtins, each writer's on a cache line
+	 * of its own: one side spins on what the other writes.
+	 */
+	uint64		posted pg_attribute_aligned(64);	/* slots the backend has filled */
+	int			stopped;		/* the thread must not start a slot */
+	int			quit;
+	uint64		done pg_attribute_aligned(64);	/* slots the thread has finished */
+	int			working;		/* the thread may be in work() */
+	int			sleeping pg_attribute_aligned(64);	/* the thread waits on cv */
+
+	GpuhashPageThread *next;	/* the process's live threads */
+};
+
+static GpuhashPageThread *live_threads;
+static bool exit_hook_set;
+
+static inline void
+cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+static inline bool
+has_work(GpuhashPageThread *t)
+{
+	return !__atomic_load_n(&t->stopped, __ATOMIC_SEQ_CST) &&
+		__atomic_load_n(&t->done, __ATOMIC_ACQUIRE) < __atomic_load_n(&t->posted, __ATOMIC_ACQUIRE);
+}
+
+static void *
+thread_main(void *p)
+{
+	GpuhashPageThread *t = p;
+	int			spins = 0;
+
+	while (!__atomic_load_n(&t->quit, __ATOMIC_SEQ_CST))
+	{
+		if (has_work(t))
+		{
+			uint64		d;
+
+			/*
+			 * Announce the work before checking for a stop, and the stopper
+			 * sets stopped before it looks at working: one of the two sees the
+			 * other.  The counters are read again, since a restart may have
+			 * reset them.
+			 */
+			__atomic_store_n(&t->working, 1, __ATOMIC_SEQ_CST);
+			if (!__atomic_load_n(&t->stopped, __ATOMIC_SEQ_CST))
+			{
+				d = __atomic_load_n(&t->done, __ATOMIC_ACQUIRE);
+				if (d < __atomic_load_n(&t->posted, __ATOMIC_ACQUIRE))
+				{
+					t->work(t->arg, d);
+					__atomic_store_n(&t->done, d + 1, __ATOMIC_RELEASE);
+				}
+			}
+			__atomic_store_n(&t->working, 0, __ATOMIC_SEQ_CST);
+			spins = 0;
+			continue;
+		}
+		if (++spins < THREAD_SPINS)
+		{
+			cpu_relax();
+			continue;
+		}
+		pthread_mutex_lock(&t->mu);
+		__atomic_store_n(&t->sleeping, 1, __ATOMIC_SEQ_CST);
+		while (!__atomic_load_n(&t->quit, __ATOMIC_SEQ_CST) && !has_work(t))
+			pthread_cond_wait(&t->cv, &t->mu);
+		__atomic_store_n(&t->sleeping, 0, __ATOMIC_SEQ_CST);
+		pthread_mutex_unlock(&t->mu);
+		spins = 0;
+	}
+	return NULL;
+}
+
+static void
+wake(GpuhashPageThread *t)
+{
+	if (__atomic_load_n(&t->sleeping, __ATOMIC_SEQ_CST))
+	{
+		pthread_mutex_lock(&t->mu);
+		pthread_cond_signal(&t->cv);
+		pthread_mutex_unlock(&t->mu);
+	}
+}
+
+/* FATAL and exit skip the callers' cleanup: stop every thread first. */
+static void
+stop_all_at_exit(int code, Datum arg)
+{
+	for (GpuhashPageThread *t = live_threads; t != NULL; t = t->next)
+		gpuhash_page_thread_stop(t);
+}
+
+GpuhashPageThread *
+gpuhash_page_thread_create(GpuhashPageWork work, void *arg, const char **why)
+{
+	GpuhashPageThread *t = NULL;
+	sigset_t	all,
+				old;
+	int			rc;
+
+	*why = NULL;
+	if (posix_memalign((void **) &t, 64, sizeof(GpuhashPageThread)) != 0)
+	{
+		*why = "out of memory";
+		return NULL;
+	}
+	memset(t, 0, sizeof(GpuhashPageThread));
+	t->work = work;
+	t->arg = arg;
+	pthread_mutex_init(&t->mu, NULL);
+	pthread_cond_init(&t->cv, NULL);
+	/* the thread must never run one of PostgreSQL's signal handlers */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&t->thread, NULL, thread_main, t);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+	{
+		*why = "no thread could be started";
+		pthread_cond_destroy(&t->cv);
+		pthread_mutex_destroy(&t->mu);
+		free(t);
+		return NULL;
+	}
+	if (!exit_hook_set)
+	{
+		before_shmem_exit(stop_all_at_exit, (Datum) 0);
+		exit_hook_set = true;
+	}
+	t->next = live_threads;
+	live_threads = t;
+	return t;
+}
+
+void
+gpuhash_page_thread_post(GpuhashPageThread *t, uint64 posted)
+{
+	__atomic_store_n(&t->posted, posted, __ATOMIC_SEQ_CST);
+	wake(t);
+}
+
+void
+gpuhash_page_thread_wait(GpuhashPageThread *t, uint64 seq)
+{
+	int			spins = 0;
+
+	/* a slot is bounded work, so the wait is short and not interruptible */
+	while (__atomic_load_n(&t->done, __ATOMIC_ACQUIRE) <= seq)
+	{
+		if (++spins % WAIT_SPINS == 0)
+			sched_yield();
+		else
+			cpu_relax();
+	}
+}
+
+void
+gpuhash_page_thread_stop(GpuhashPageThread *t)
+{
+	__atomic_store_n(&t->stopped, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&t->working, __ATOMIC_SEQ_CST))
+		cpu_relax();
+}
+
+void
+gpuhash_page_thread_restart(GpuhashPageThread *t)
+{
+	__atomic_store_n(&t->done, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&t->posted, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&t->stopped, 0, __ATOMIC_SEQ_CST);
+}
+
+void
+gpuhash_page_thread_destroy(GpuhashPageThread *t)
+{
+	GpuhashPageThread **pp;
+
+	gpuhash_page_thread_stop(t);
+	pthread_mutex_lock(&t->mu);
+	__atomic_store_n(&t->quit, 1, __ATOMIC_SEQ_CST);
+	pthread_cond_signal(&t->cv);
+	pthread_mutex_unlock(&t->mu);
+	pthread_join(t->thread, NULL);
+	for (pp = &live_threads; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == t)
+		{
+			*pp = t->next;
+			break;
+		}
+	pthread_cond_destroy(&t->cv);
+	pthread_mutex_destroy(&t->mu);
+	free(t);
+}
