@@ -1968,6 +1968,9 @@ gpuhash_scan_agg_create_state(CustomScan *cscan)
 	agg_setup(gj, linitial(cscan->custom_private), lsecond(cscan->custom_private));
 	gj->agg_combine = intVal(lthird(cscan->custom_private)) != 0;
 	gj->agg_est_groups = strtod(strVal(lfourth(cscan->custom_private)), NULL);
+	/* a partial plan's participants: its workers and the leader (set again by a combine's DSM) */
+	if (intVal(list_nth(cscan->custom_private, 4)) > 0)
+		gj->nparticipants = intVal(list_nth(cscan->custom_private, 4)) + 1;
 	gj->explain_more = explain_aggs;
 	return (Node *) gj;
 }

@@ -132,6 +132,7 @@ struct GpuhashHeapReader
 	struct ReadPipe *pipe;
 	bool		pipe_tried;
 	bool		pipe_used;		/* it was started, for EXPLAIN ANALYZE */
+	int			participants;	/* processes of the plan reading alike */
 	uint32		sample_pages;	/* read before deciding on the thread */
 	uint64		sample_rows;	/* their rows, */
 	uint64		sample_passed;	/* and those that passed the filter */
@@ -200,6 +201,7 @@ gpuhash_heap_reader_create(PlanState *child)
 
 	r = palloc0(sizeof(GpuhashHeapReader));
 	r->node = ss;
+	r->participants = 1;
 	r->ncols = odesc->natts;
 	r->attno = palloc0(Max(r->ncols, 1) * sizeof(int));
 	r->off = palloc0(Max(r->ncols, 1) * sizeof(uint32));
@@ -581,6 +583,21 @@ pipe_memory_gone(void *arg)
 	}
 }
 
+/* The machine's processors, once. */
+static int
+online_cpus(void)
+{
+	static int	ncpus = 0;
+
+	if (ncpus == 0)
+	{
+		long		n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		ncpus = n > 0 ? (int) n : 1;
+	}
+	return ncpus;
+}
+
 /*
  * Start the thread, when the reader deforms its tuples and its filter
  * removes most of them: then the thread does most of the work and the
@@ -589,8 +606,10 @@ pipe_memory_gone(void *arg)
  * larger part, and a thread only adds the cost of handing rows across cores:
  * on the H100 host, TPC-H q06 (2 % pass) and q15 (4 %) ran 30 % faster with
  * it, q01 (98 %) 5 % slower and the joins of q03 and q05 13-27 % slower
- * (bench/NOTES.md section 29).  Otherwise (or if it cannot be started) the
- * backend reads alone.
+ * (bench/NOTES.md section 29).  Nor where the plan's processes and their
+ * threads would outnumber the processors: a thread that has to share a
+ * core with another process slows both.  Otherwise (or if it cannot be
+ * started) the backend reads alone.
  */
 static void
 pipe_setup(GpuhashHeapReader *r)
@@ -603,7 +622,8 @@ pipe_setup(GpuhashHeapReader *r)
 	r->pipe_tried = true;
 	if (!gpuhash_read_thread || r->generic || r->in_place || !r->walk || nn == 0 ||
 		r->filter == NULL ||
-		r->sample_passed * READ_THREAD_PASS_DIV > r->sample_rows)
+		r->sample_passed * READ_THREAD_PASS_DIV > r->sample_rows ||
+		2 * r->participants > online_cpus())
 		return;
 	for (int a = 0; a < nn; a++)
 		if (r->watt[a].len < -1)
@@ -917,4 +937,11 @@ bool
 gpuhash_heap_reader_threaded(const GpuhashHeapReader *r)
 {
 	return r->pipe_used;
+}
+
+/* How many processes read the Seq Scan's relation alike (1 unless parallel). */
+void
+gpuhash_heap_reader_set_participants(GpuhashHeapReader *r, int n)
+{
+	r->participants = Max(n, 1);
 }

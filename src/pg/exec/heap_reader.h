@@ -39,6 +39,9 @@ extern void gpuhash_heap_reader_end(GpuhashHeapReader *r);
 /* Its Seq Scan's quals: how many it compiled, how many ExecQual tests. */
 extern void gpuhash_heap_reader_filter(const GpuhashHeapReader *r, int *compiled, int *executor);
 
+/* How many processes of a parallel plan read alike (before the first _begin). */
+extern void gpuhash_heap_reader_set_participants(GpuhashHeapReader *r, int n);
+
 /* Did a helper thread deform and filter its pages (gpuhash.read_thread)? */
 extern bool gpuhash_heap_reader_threaded(const GpuhashHeapReader *r);
 

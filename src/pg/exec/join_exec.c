@@ -525,7 +525,10 @@ gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, uint64 *nkeys)
 	INSTR_TIME_SET_CURRENT(start);
 	gpuhash_store_init(store, gj->run_cxt, ExecGetResultType(inner), gj->keep_inner);
 	if (gj->inner_reader)
+	{
+		gpuhash_heap_reader_set_participants(gj->inner_reader, gj->nparticipants);
 		gpuhash_heap_reader_begin(gj->inner_reader);
+	}
 	for (;;)
 	{
 		Datum	   *values;
@@ -719,7 +722,10 @@ fill_batch(GpuJoinState *gj, GpuhashOverlap *ov)
 	uint64		nread = 0;
 
 	if (gj->outer_reader)
+	{
+		gpuhash_heap_reader_set_participants(gj->outer_reader, gj->nparticipants);
 		gpuhash_heap_reader_begin(gj->outer_reader);
+	}
 	/*
 	 * A child read as pairs is not run by ExecProcNode: do what it would,
 	 * the rescan that a changed parameter asks for, and the counting.

@@ -825,6 +825,9 @@ plan_scan_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_private = list_make4(specs, keys,
 									   list_nth(best_path->custom_private, SCAN_PRIV_COMBINE),
 									   list_nth(best_path->custom_private, SCAN_PRIV_GROUPS));
+	/* the workers planned: the node is not parallel-aware, so nothing else tells them */
+	cscan->custom_private = lappend(cscan->custom_private,
+									makeInteger(best_path->path.parallel_workers));
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = bms_copy(input_rel->relids);
 	cscan->methods = &gpu_agg_scan_methods;
