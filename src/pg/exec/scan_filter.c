@@ -787,8 +787,10 @@ eval(const FilterNode *f, const Datum *values, const bool *isnull, bool pure)
 
 				if (isnull[f->att])
 					return SF_NULL;
+#ifdef HAVE_INT128
 				if (gpuhash_numeric_compare(values[f->att], f->value, f->scale, &c))
 					return int_compare(f->cmp, c, 0);
+#endif
 				if (pure)
 					return SF_UNKNOWN;
 				return fn_call(f, values[f->att], f->datums[0]);
