@@ -18,9 +18,13 @@
  * ExecQual on the Seq Scan's slot, and the rows it removes are counted as
  * the Seq Scan counts them (Rows Removed by Filter).
  *
- * Everything the reader knows between calls lives in the scan descriptor,
- * so a rescan of the Seq Scan (table_rescan) restarts it as it restarts the
- * Seq Scan.  Servers from PostgreSQL 17 on changed the page-at-a-time
+ * Where its filter removes most rows, a helper thread may take the pages
+ * apart while the backend pins the next ones (read_ahead.c).
+ *
+ * Without the thread, where the reader stands between calls lives in the
+ * scan descriptor, so a rescan of the Seq Scan (table_rescan) restarts it
+ * as it restarts the Seq Scan; the thread's ring of pages is emptied before
+ * each rescan (gpuhash_heap_reader_rescan).  Servers from PostgreSQL 17 on changed the page-at-a-time
  * interface; there the reader is not used.
  */
 #include "gpuhash_pg.h"
@@ -39,113 +43,8 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "heap_reader.h"
+#include "heap_reader_int.h"
 #include "join_node.h"
-#include "numeric_fixed.h"
-#include "page_thread.h"
-#include "scan_filter.h"
-
-/* what walk_tuple needs of each attribute, packed */
-typedef struct WalkAtt
-{
-	int16		len;
-	char		align;
-	bool		byval;
-} WalkAtt;
-
-/*
- * With a helper thread, the backend pins pages ahead into a ring of slots
- * and the thread deforms and filters each one (page_thread.c); the backend
- * then hands on its rows: those the thread passed as they are, those whose
- * compiled quals need a function call after testing them itself, and those
- * the thread could not take apart (fewer attributes than wanted) through
- * the Seq Scan's slot.
- */
-#define READ_SLOTS 16
-
-/* the thread is started after this many pages, if at most 1 row in 4 passed */
-#define READ_THREAD_SAMPLE_PAGES 64
-#define READ_THREAD_PASS_DIV 4
-
-#define ROW_PASS	0
-#define ROW_CHECK	1
-#define ROW_SLOT	2
-
-typedef struct ReadSlot
-{
-	Buffer		buf;			/* the backend's own pin on the page */
-	Page		page;
-	BlockNumber block;
-	int			ntup;
-	OffsetNumber offs[MaxHeapTuplesPerPage];	/* its visible tuples */
-
-	/* written by the thread */
-	int			nout;
-	uint32		filtered;
-	uint8		kind[MaxHeapTuplesPerPage];
-	OffsetNumber out_off[MaxHeapTuplesPerPage];
-	Datum	   *values;			/* nout rows of natts_needed attributes */
-	bool	   *isnull;
-} ReadSlot;
-
-typedef struct ReadPipe
-{
-	GpuhashPageThread *thread;
-	ReadSlot   *slots;			/* READ_SLOTS of them */
-	uint64		posted;			/* slots filled so far */
-	uint64		head;			/* the next to hand on */
-	bool		head_ready;		/* the thread is done with the head slot */
-	int			cursor;			/* the head slot's next row */
-	bool		scan_done;		/* no page is left to pin */
-
-	/* what the thread reads (set up once; the filter is the reader's) */
-	int			natts_needed;
-	const struct WalkAtt *watt;
-	const GpuhashScanFilter *filter;
-} ReadPipe;
-
-struct GpuhashHeapReader
-{
-	ScanState  *node;			/* the Seq Scan */
-	int			ncols;			/* its output columns */
-	int		   *attno;			/* the heap attribute (0-based) of each */
-	int			natts_needed;	/* a tuple read in place has at least these */
-	bool		in_place;		/* wanted attributes by-value at fixed offsets */
-	uint32	   *off;			/* each output column's offset past t_hoff */
-	int16	   *len;
-	bool		walk;			/* else, tuples are deformed here, not in a slot */
-	struct WalkAtt *watt;		/* attributes 0 .. natts_needed - 1 */
-
-	/* the Seq Scan's filter, when it has one */
-	GpuhashScanFilter *filter;	/* its compiled quals, or NULL */
-	ExprState  *rest;			/* the others, or NULL */
-	int			nfatts;			/* the heap attributes the filter reads */
-	const int  *fatts;
-	uint32	   *foff;			/* their offsets past t_hoff, in place */
-	int16	   *flen;
-	Datum	   *hvalues;		/* a row's attributes read in place or walked, */
-	bool	   *hisnull;		/* indexed by heap attribute */
-	int			nrest;			/* quals left to the executor */
-	bool		filter_calls;	/* the compiled quals call functions */
-
-	/* pages deformed by a helper thread (gpuhash.read_thread), or NULL */
-	struct ReadPipe *pipe;
-	bool		pipe_tried;
-	bool		pipe_used;		/* it was started, for EXPLAIN ANALYZE */
-	int			participants;	/* processes of the plan reading alike */
-	uint32		sample_pages;	/* read before deciding on the thread */
-	uint64		sample_rows;	/* their rows, */
-	uint64		sample_passed;	/* and those that passed the filter */
-
-	/* while reading (between begin and pause) */
-	HeapScanDesc scan;
-	bool		generic;		/* not page-at-a-time: ExecProcNode instead */
-	Page		page;			/* NULL: no current page */
-	int			index;			/* next entry of scan->rs_vistuples */
-	uint64		returned;		/* rows that passed the filter */
-	uint64		filtered;		/* rows it removed */
-	HeapTupleData tuple;
-};
 
 #if PG_VERSION_NUM < 170000
 
@@ -301,8 +200,8 @@ gpuhash_heap_reader_create(PlanState *child)
  * Move to the scan's next page, as the heap's page-at-a-time scan does;
  * false at the end of the scan.
  */
-static bool
-next_page(GpuhashHeapReader *r)
+bool
+gpuhash_heap_reader_next_page(GpuhashHeapReader *r)
 {
 	HeapScanDesc scan = r->scan;
 	Relation	rel = scan->rs_base.rs_rd;
@@ -363,32 +262,13 @@ next_page(GpuhashHeapReader *r)
 }
 
 /*
- * Does a row pass the compiled quals?  Comparison functions run in the Seq
- * Scan's per-tuple memory, reset for each row, as ExecQual's do.
- */
-static inline bool
-filter_pass(GpuhashHeapReader *r, const Datum *values, const bool *isnull)
-{
-	ExprContext *econtext = r->node->ps.ps_ExprContext;
-	MemoryContext old;
-	bool		pass;
-
-	if (!r->filter_calls)
-		return gpuhash_scan_filter_pass(r->filter, values, isnull);
-	ResetExprContext(econtext);
-	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-	pass = gpuhash_scan_filter_pass(r->filter, values, isnull);
-	MemoryContextSwitchTo(old);
-	return pass;
-}
-
-/*
  * A tuple that cannot be read in place: deformed through the Seq Scan's
  * slot and filtered there, as the Seq Scan would; false when filtered out.
  */
-static pg_noinline bool
-read_through_slot(GpuhashHeapReader *r, HeapTupleHeader td, ItemId lpp, OffsetNumber lineoff,
-				  Buffer buf, BlockNumber block, Datum *values, bool *isnull)
+pg_noinline bool
+gpuhash_heap_reader_through_slot(GpuhashHeapReader *r, HeapTupleHeader td, ItemId lpp,
+								 OffsetNumber lineoff, Buffer buf, BlockNumber block,
+								 Datum *values, bool *isnull)
 {
 	TupleTableSlot *slot = r->node->ss_ScanTupleSlot;
 
@@ -418,47 +298,6 @@ read_through_slot(GpuhashHeapReader *r, HeapTupleHeader td, ItemId lpp, OffsetNu
 }
 
 /*
- * Deform the first natts attributes of a tuple of len bytes that has them
- * all into hv and hn, as the slot's deform would (by-reference values point
- * into the page, which stays pinned); false when they would run past the
- * tuple's end, which a valid tuple never does.  It reads nothing but the
- * tuple, so the read thread may call it.
- */
-static inline bool
-walk_atts(const WalkAtt *watt, int natts, HeapTupleHeader td, uint32 len, Datum *hv, bool *hn)
-{
-	const char *tp = (const char *) td + td->t_hoff;
-	const bits8 *bp = td->t_bits;
-	bool		hasnull = (td->t_infomask & HEAP_HASNULL) != 0;
-	uint32		end = len > td->t_hoff ? len - td->t_hoff : 0;
-	uint32		off = 0;
-
-	for (int a = 0; a < natts; a++)
-	{
-		const WalkAtt *wa = &watt[a];
-
-		if (hasnull && att_isnull(a, bp))
-		{
-			hv[a] = (Datum) 0;
-			hn[a] = true;
-			continue;
-		}
-		hn[a] = false;
-		if (off >= end)
-			return false;
-		if (wa->len == -1)
-			off = att_align_pointer(off, wa->align, -1, tp + off);
-		else
-			off = att_align_nominal(off, wa->align);
-		hv[a] = fetch_att(tp + off, wa->byval, wa->len);
-		off = att_addlength_pointer(off, wa->len, tp + off);
-		if (off > end)
-			return false;
-	}
-	return true;
-}
-
-/*
  * A tuple with all the wanted attributes, deformed here and filtered; false
  * when filtered out.
  */
@@ -470,7 +309,7 @@ walk_tuple(GpuhashHeapReader *r, HeapTupleHeader td, ItemId lpp, OffsetNumber li
 	bool	   *hn = r->hisnull;
 
 	if (!walk_atts(r->watt, r->natts_needed, td, ItemIdGetLength(lpp), hv, hn))
-		return read_through_slot(r, td, lpp, lineoff, r->scan->rs_cbuf, r->scan->rs_cblock,
+		return gpuhash_heap_reader_through_slot(r, td, lpp, lineoff, r->scan->rs_cbuf, r->scan->rs_cblock,
 								 values, isnull);
 	if (r->filter && !filter_pass(r, hv, hn))
 		return false;
@@ -494,264 +333,6 @@ pass_in_place(GpuhashHeapReader *r, const char *tp)
 	}
 	return filter_pass(r, r->hvalues, r->hisnull);
 }
-
-/* ---- pages deformed by a helper thread ---------------------------------- */
-
-/* In the thread: deform and filter the rows of slot seq. */
-static void
-pipe_work(void *arg, uint64 seq)
-{
-	ReadPipe   *p = arg;
-	ReadSlot   *sl = &p->slots[seq % READ_SLOTS];
-	int			nn = p->natts_needed;
-	int			nout = 0;
-	uint32		filtered = 0;
-
-	for (int i = 0; i < sl->ntup; i++)
-	{
-		OffsetNumber lineoff = sl->offs[i];
-		ItemId		lpp = PageGetItemId(sl->page, lineoff);
-		HeapTupleHeader td = (HeapTupleHeader) PageGetItem(sl->page, lpp);
-		Datum	   *hv = sl->values + (size_t) nout * nn;
-		bool	   *hn = sl->isnull + (size_t) nout * nn;
-
-		sl->out_off[nout] = lineoff;
-		if (HeapTupleHeaderGetNatts(td) < nn ||
-			!walk_atts(p->watt, nn, td, ItemIdGetLength(lpp), hv, hn))
-			sl->kind[nout++] = ROW_SLOT;
-		else if (p->filter == NULL)
-			sl->kind[nout++] = ROW_PASS;
-		else
-			switch (gpuhash_scan_filter_pass_pure(p->filter, hv, hn))
-			{
-				case 1:
-					sl->kind[nout++] = ROW_PASS;
-					break;
-				case 0:
-					filtered++;
-					break;
-				default:
-					sl->kind[nout++] = ROW_CHECK;
-					break;
-			}
-	}
-	sl->nout = nout;
-	sl->filtered = filtered;
-}
-
-/* Let go of the pinned slots and start numbering them again; the thread is stopped. */
-static void
-pipe_release(ReadPipe *p)
-{
-	for (uint64 q = p->head; q < p->posted; q++)
-		ReleaseBuffer(p->slots[q % READ_SLOTS].buf);
-	p->head = p->posted = 0;
-	p->head_ready = false;
-	p->cursor = 0;
-	p->scan_done = false;
-}
-
-static void
-pipe_free(ReadPipe *p)
-{
-	if (p->thread)
-		gpuhash_page_thread_destroy(p->thread);
-	if (p->slots)
-		for (int i = 0; i < READ_SLOTS; i++)
-		{
-			free(p->slots[i].values);
-			free(p->slots[i].isnull);
-		}
-	free(p->slots);
-	free(p);
-}
-
-/*
- * The query's memory is going (it failed, or ended without the node's End):
- * the thread reads the reader's filter, so it stops first.  The pins are
- * not released here: a failed query's resource owner has released them.
- */
-static void
-pipe_memory_gone(void *arg)
-{
-	GpuhashHeapReader *r = arg;
-
-	if (r->pipe)
-	{
-		pipe_free(r->pipe);
-		r->pipe = NULL;
-	}
-}
-
-/* The machine's processors, once. */
-static int
-online_cpus(void)
-{
-	static int	ncpus = 0;
-
-	if (ncpus == 0)
-	{
-		long		n = sysconf(_SC_NPROCESSORS_ONLN);
-
-		ncpus = n > 0 ? (int) n : 1;
-	}
-	return ncpus;
-}
-
-/*
- * Start the thread, when the reader deforms its tuples and its filter
- * removes most of them: then the thread does most of the work and the
- * backend little more than pin pages.  Where most rows pass, the backend's
- * own work on each (copying it into the batch, probing, folding) is the
- * larger part, and a thread only adds the cost of handing rows across cores:
- * on the H100 host, TPC-H q06 (2 % pass) and q15 (4 %) ran 30 % faster with
- * it, q01 (98 %) 5 % slower and the joins of q03 and q05 13-27 % slower
- * (bench/NOTES.md section 29).  Nor where the plan's processes and their
- * threads would outnumber the processors: a thread that has to share a
- * core with another process slows both.  Otherwise (or if it cannot be
- * started) the backend reads alone.
- */
-static void
-pipe_setup(GpuhashHeapReader *r)
-{
-	ReadPipe   *p;
-	MemoryContextCallback *cb;
-	const char *why = NULL;
-	int			nn = r->natts_needed;
-
-	r->pipe_tried = true;
-	if (!gpuhash_read_thread || r->generic || r->in_place || !r->walk || nn == 0 ||
-		r->filter == NULL ||
-		r->sample_passed * READ_THREAD_PASS_DIV > r->sample_rows ||
-		2 * r->participants > online_cpus())
-		return;
-	for (int a = 0; a < nn; a++)
-		if (r->watt[a].len < -1)
-			return;				/* a cstring, which heap tables do not have */
-#ifdef HAVE_INT128
-	/* the powers of ten are filled in on first use: here, not in the thread */
-	(void) gpuhash_fixed_pow10(0);
-#endif
-	p = calloc(1, sizeof(ReadPipe));
-	if (p == NULL || (p->slots = calloc(READ_SLOTS, sizeof(ReadSlot))) == NULL)
-		why = "out of memory";
-	for (int i = 0; why == NULL && i < READ_SLOTS; i++)
-	{
-		p->slots[i].buf = InvalidBuffer;
-		p->slots[i].values = malloc((size_t) MaxHeapTuplesPerPage * nn * sizeof(Datum));
-		p->slots[i].isnull = malloc((size_t) MaxHeapTuplesPerPage * nn * sizeof(bool));
-		if (p->slots[i].values == NULL || p->slots[i].isnull == NULL)
-			why = "out of memory";
-	}
-	if (why == NULL)
-	{
-		p->natts_needed = nn;
-		p->watt = r->watt;
-		p->filter = r->filter;
-		p->thread = gpuhash_page_thread_create(pipe_work, p, &why);
-	}
-	if (why != NULL)
-	{
-		elog(DEBUG1, "gpuhash: the direct read goes on without a helper thread: %s", why);
-		if (p)
-			pipe_free(p);
-		return;
-	}
-	cb = MemoryContextAlloc(GetMemoryChunkContext(r), sizeof(MemoryContextCallback));
-	cb->func = pipe_memory_gone;
-	cb->arg = r;
-	MemoryContextRegisterResetCallback(GetMemoryChunkContext(r), cb);
-	r->pipe = p;
-	r->pipe_used = true;
-}
-
-/* Pin pages ahead until the ring is full or the scan has none left. */
-static void
-pipe_fill(GpuhashHeapReader *r)
-{
-	ReadPipe   *p = r->pipe;
-
-	while (!p->scan_done && p->posted - p->head < READ_SLOTS)
-	{
-		ReadSlot   *sl;
-
-		if (!next_page(r))
-		{
-			p->scan_done = true;
-			break;
-		}
-		sl = &p->slots[p->posted % READ_SLOTS];
-		IncrBufferRefCount(r->scan->rs_cbuf);
-		sl->buf = r->scan->rs_cbuf;
-		sl->page = r->page;
-		sl->block = r->scan->rs_cblock;
-		sl->ntup = r->scan->rs_ntuples;
-		memcpy(sl->offs, r->scan->rs_vistuples, sl->ntup * sizeof(OffsetNumber));
-		gpuhash_page_thread_post(p->thread, ++p->posted);
-	}
-}
-
-/* gpuhash_heap_reader_next with a thread: the rows of the slots it has done. */
-static bool
-pipe_next(GpuhashHeapReader *r, Datum *values, bool *isnull)
-{
-	ReadPipe   *p = r->pipe;
-	int			nn = p->natts_needed;
-
-	for (;;)
-	{
-		if (p->head_ready)
-		{
-			ReadSlot   *sl = &p->slots[p->head % READ_SLOTS];
-
-			while (p->cursor < sl->nout)
-			{
-				int			k = p->cursor++;
-				Datum	   *hv = sl->values + (size_t) k * nn;
-				bool	   *hn = sl->isnull + (size_t) k * nn;
-
-				if (sl->kind[k] == ROW_SLOT)
-				{
-					ItemId		lpp = PageGetItemId(sl->page, sl->out_off[k]);
-
-					if (!read_through_slot(r, (HeapTupleHeader) PageGetItem(sl->page, lpp), lpp,
-										   sl->out_off[k], sl->buf, sl->block, values, isnull))
-					{
-						r->filtered++;
-						continue;
-					}
-					r->returned++;
-					return true;
-				}
-				if (sl->kind[k] == ROW_CHECK && !filter_pass(r, hv, hn))
-				{
-					r->filtered++;
-					continue;
-				}
-				for (int c = 0; c < r->ncols; c++)
-				{
-					values[c] = hv[r->attno[c]];
-					isnull[c] = hn[r->attno[c]];
-				}
-				r->returned++;
-				return true;
-			}
-			/* the head slot is spent: its page may go */
-			ReleaseBuffer(sl->buf);
-			sl->buf = InvalidBuffer;
-			p->head++;
-			p->head_ready = false;
-			p->cursor = 0;
-		}
-		pipe_fill(r);
-		if (p->head == p->posted)
-			return false;
-		gpuhash_page_thread_wait(p->thread, p->head);
-		p->head_ready = true;
-		r->filtered += p->slots[p->head % READ_SLOTS].filtered;
-	}
-}
-
 #endif
 
 /*
@@ -763,11 +344,7 @@ gpuhash_heap_reader_rescan(GpuhashHeapReader *r)
 {
 #if PG_VERSION_NUM < 170000
 	if (r->pipe)
-	{
-		gpuhash_page_thread_stop(r->pipe->thread);
-		pipe_release(r->pipe);
-		gpuhash_page_thread_restart(r->pipe->thread);
-	}
+		gpuhash_read_ahead_reset(r);
 #endif
 }
 
@@ -777,12 +354,7 @@ gpuhash_heap_reader_end(GpuhashHeapReader *r)
 {
 #if PG_VERSION_NUM < 170000
 	if (r->pipe)
-	{
-		gpuhash_page_thread_stop(r->pipe->thread);
-		pipe_release(r->pipe);
-		pipe_free(r->pipe);
-		r->pipe = NULL;
-	}
+		gpuhash_read_ahead_end(r);
 #endif
 }
 
@@ -834,7 +406,7 @@ gpuhash_heap_reader_next(GpuhashHeapReader *r, Datum *values, bool *isnull)
 		return true;
 	}
 	if (r->pipe)
-		return pipe_next(r, values, isnull);
+		return gpuhash_read_ahead_next(r, values, isnull);
 	for (;;)
 	{
 		if (likely(r->page != NULL) && r->index < r->scan->rs_ntuples)
@@ -867,7 +439,7 @@ gpuhash_heap_reader_next(GpuhashHeapReader *r, Datum *values, bool *isnull)
 					continue;
 				}
 			}
-			else if (!read_through_slot(r, td, lpp, lineoff, r->scan->rs_cbuf,
+			else if (!gpuhash_heap_reader_through_slot(r, td, lpp, lineoff, r->scan->rs_cbuf,
 										r->scan->rs_cblock, values, isnull))
 			{
 				r->filtered++;
@@ -880,15 +452,15 @@ gpuhash_heap_reader_next(GpuhashHeapReader *r, Datum *values, bool *isnull)
 		{
 			/* a page is done: count it, and after enough of them decide on the thread */
 			r->sample_rows += r->scan->rs_ntuples;
-			if (++r->sample_pages >= READ_THREAD_SAMPLE_PAGES)
+			if (++r->sample_pages >= READ_AHEAD_SAMPLE_PAGES)
 			{
 				r->sample_passed += r->returned;
-				pipe_setup(r);
+				gpuhash_read_ahead_try(r);
 				if (r->pipe)
-					return pipe_next(r, values, isnull);
+					return gpuhash_read_ahead_next(r, values, isnull);
 			}
 		}
-		if (!next_page(r))
+		if (!gpuhash_heap_reader_next_page(r))
 			return false;
 	}
 #else

@@ -15,17 +15,14 @@
  * stops it (gpuhash_page_thread_stop) before it lets go of what the slots
  * point at: at a rescan, at the end of the scan, from a memory context
  * callback when a query fails, and before shared memory is detached at
- * exit (a before_shmem_exit callback), since the slots point into shared
- * buffers.
+ * exit (helper_thread.c), since the slots point into shared buffers.
  */
 #include "gpuhash_pg.h"
 
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 
-#include "storage/ipc.h"
-
+#include "helper_thread.h"
 #include "page_thread.h"
 
 /* how long either side spins before it sleeps or yields */
@@ -51,11 +48,8 @@ struct GpuhashPageThread
 	int			working;		/* the thread may be in work() */
 	int			sleeping pg_attribute_aligned(64);	/* the thread waits on cv */
 
-	GpuhashPageThread *next;	/* the process's live threads */
+	GpuhashExitStop exit_stop;
 };
-
-static GpuhashPageThread *live_threads;
-static bool exit_hook_set;
 
 static inline void
 cpu_relax(void)
@@ -133,21 +127,16 @@ wake(GpuhashPageThread *t)
 	}
 }
 
-/* FATAL and exit skip the callers' cleanup: stop every thread first. */
 static void
-stop_all_at_exit(int code, Datum arg)
+stop_at_exit(void *arg)
 {
-	for (GpuhashPageThread *t = live_threads; t != NULL; t = t->next)
-		gpuhash_page_thread_stop(t);
+	gpuhash_page_thread_stop(arg);
 }
 
 GpuhashPageThread *
 gpuhash_page_thread_create(GpuhashPageWork work, void *arg, const char **why)
 {
 	GpuhashPageThread *t = NULL;
-	sigset_t	all,
-				old;
-	int			rc;
 
 	*why = NULL;
 	if (posix_memalign((void **) &t, 64, sizeof(GpuhashPageThread)) != 0)
@@ -160,12 +149,7 @@ gpuhash_page_thread_create(GpuhashPageWork work, void *arg, const char **why)
 	t->arg = arg;
 	pthread_mutex_init(&t->mu, NULL);
 	pthread_cond_init(&t->cv, NULL);
-	/* the thread must never run one of PostgreSQL's signal handlers */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&t->thread, NULL, thread_main, t);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0)
+	if (gpuhash_helper_thread_start(&t->thread, thread_main, t) != 0)
 	{
 		*why = "no thread could be started";
 		pthread_cond_destroy(&t->cv);
@@ -173,13 +157,7 @@ gpuhash_page_thread_create(GpuhashPageWork work, void *arg, const char **why)
 		free(t);
 		return NULL;
 	}
-	if (!exit_hook_set)
-	{
-		before_shmem_exit(stop_all_at_exit, (Datum) 0);
-		exit_hook_set = true;
-	}
-	t->next = live_threads;
-	live_threads = t;
+	gpuhash_helper_stop_at_exit(&t->exit_stop, stop_at_exit, t);
 	return t;
 }
 
@@ -224,20 +202,13 @@ gpuhash_page_thread_restart(GpuhashPageThread *t)
 void
 gpuhash_page_thread_destroy(GpuhashPageThread *t)
 {
-	GpuhashPageThread **pp;
-
 	gpuhash_page_thread_stop(t);
 	pthread_mutex_lock(&t->mu);
 	__atomic_store_n(&t->quit, 1, __ATOMIC_SEQ_CST);
 	pthread_cond_signal(&t->cv);
 	pthread_mutex_unlock(&t->mu);
 	pthread_join(t->thread, NULL);
-	for (pp = &live_threads; *pp != NULL; pp = &(*pp)->next)
-		if (*pp == t)
-		{
-			*pp = t->next;
-			break;
-		}
+	gpuhash_helper_forget(&t->exit_stop);
 	pthread_cond_destroy(&t->cv);
 	pthread_mutex_destroy(&t->mu);
 	free(t);

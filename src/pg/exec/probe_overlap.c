@@ -24,12 +24,11 @@
 #include "gpuhash_pg.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <time.h>
 
 #include "miscadmin.h"
-#include "storage/ipc.h"
 
+#include "helper_thread.h"
 #include "probe_overlap.h"
 
 struct GpuhashOverlap
@@ -62,11 +61,8 @@ struct GpuhashOverlap
 	uint64		max_keys;
 	double		probe_ms;
 
-	GpuhashOverlap *next;		/* the process's live helpers */
+	GpuhashExitStop exit_stop;
 };
-
-static GpuhashOverlap *live_helpers;
-static bool exit_hook_set;
 
 /* The same test as the backend's own (device.c): only cancel and terminate. */
 static int
@@ -181,12 +177,11 @@ gpuhash_overlap_abandon(GpuhashOverlap *o)
 	pthread_mutex_unlock(&o->mu);
 }
 
-/* FATAL and exit skip the callers' PG_CATCH: stop every helper first. */
+/* FATAL and exit skip the callers' PG_CATCH (helper_thread.c). */
 static void
-abandon_all_at_exit(int code, Datum arg)
+abandon_at_exit(void *arg)
 {
-	for (GpuhashOverlap *o = live_helpers; o != NULL; o = o->next)
-		gpuhash_overlap_abandon(o);
+	gpuhash_overlap_abandon(arg);
 }
 
 GpuhashOverlap *
@@ -196,9 +191,6 @@ gpuhash_overlap_create(const void *image, uint64 image_bytes, uint64 max_keys, b
 	GpuhashOverlap *o = calloc(1, sizeof(GpuhashOverlap));
 	char		err[256];
 	ght_stats	st;
-	sigset_t	all,
-				old;
-	int			rc;
 
 	*why = NULL;
 	if (o == NULL)
@@ -231,12 +223,7 @@ gpuhash_overlap_create(const void *image, uint64 image_bytes, uint64 max_keys, b
 	pthread_cond_init(&o->work, NULL);
 	pthread_cond_init(&o->idle, NULL);
 
-	/* the thread must never run one of PostgreSQL's signal handlers */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&o->thread, NULL, helper_main, o);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0)
+	if (gpuhash_helper_thread_start(&o->thread, helper_main, o) != 0)
 	{
 		*why = "no thread could be started";
 		pthread_cond_destroy(&o->idle);
@@ -244,13 +231,7 @@ gpuhash_overlap_create(const void *image, uint64 image_bytes, uint64 max_keys, b
 		pthread_mutex_destroy(&o->mu);
 		goto fail;
 	}
-	if (!exit_hook_set)
-	{
-		before_shmem_exit(abandon_all_at_exit, (Datum) 0);
-		exit_hook_set = true;
-	}
-	o->next = live_helpers;
-	live_helpers = o;
+	gpuhash_helper_stop_at_exit(&o->exit_stop, abandon_at_exit, o);
 	return o;
 
 fail:
@@ -267,20 +248,13 @@ fail:
 void
 gpuhash_overlap_destroy(GpuhashOverlap *o)
 {
-	GpuhashOverlap **pp;
-
 	gpuhash_overlap_abandon(o);
 	pthread_mutex_lock(&o->mu);
 	o->quit = true;
 	pthread_cond_signal(&o->work);
 	pthread_mutex_unlock(&o->mu);
 	pthread_join(o->thread, NULL);
-	for (pp = &live_helpers; *pp != NULL; pp = &(*pp)->next)
-		if (*pp == o)
-		{
-			*pp = o->next;
-			break;
-		}
+	gpuhash_helper_forget(&o->exit_stop);
 	pthread_cond_destroy(&o->idle);
 	pthread_cond_destroy(&o->work);
 	pthread_mutex_destroy(&o->mu);

@@ -1,0 +1,67 @@
+/*
+ * helper_thread.c - starting the backend's helper threads, and stopping
+ * them before the process's shared memory goes.
+ *
+ * A helper thread (probe_overlap.c, page_thread.c) must never run one of
+ * PostgreSQL's signal handlers, which assume the backend's own thread, so
+ * it starts with every signal blocked.  And it may be reading shared
+ * memory (a table image, pinned buffers) when a FATAL error or exit skips
+ * its owner's cleanup, so a before_shmem_exit callback stops every live
+ * helper first.
+ */
+#include "gpuhash_pg.h"
+
+#include <signal.h>
+
+#include "storage/ipc.h"
+
+#include "helper_thread.h"
+
+static GpuhashExitStop *live;
+static bool hook_set;
+
+int
+gpuhash_helper_thread_start(pthread_t *thread, void *(*fn) (void *), void *arg)
+{
+	sigset_t	all,
+				old;
+	int			rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(thread, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+static void
+stop_all_at_exit(int code, Datum arg)
+{
+	for (GpuhashExitStop *e = live; e != NULL; e = e->next)
+		e->stop(e->arg);
+}
+
+void
+gpuhash_helper_stop_at_exit(GpuhashExitStop *e, void (*stop) (void *), void *arg)
+{
+	if (!hook_set)
+	{
+		before_shmem_exit(stop_all_at_exit, (Datum) 0);
+		hook_set = true;
+	}
+	e->stop = stop;
+	e->arg = arg;
+	e->next = live;
+	live = e;
+}
+
+void
+gpuhash_helper_forget(GpuhashExitStop *e)
+{
+	for (GpuhashExitStop **pp = &live; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == e)
+		{
+			*pp = e->next;
+			break;
+		}
+}

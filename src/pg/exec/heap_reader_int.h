@@ -1,0 +1,152 @@
+/*
+ * heap_reader_int.h - what the direct heap reader (heap_reader.c) and its
+ * read-ahead thread (read_ahead.c) share: the reader's state, and the
+ * deform and filter of a row.
+ */
+#ifndef GPUHASH_HEAP_READER_INT_H
+#define GPUHASH_HEAP_READER_INT_H
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/tupmacs.h"
+#include "executor/executor.h"
+
+#include "heap_reader.h"
+#include "scan_filter.h"
+
+#pragma GCC visibility push(hidden)
+
+/* what walk_tuple needs of each attribute, packed */
+typedef struct WalkAtt
+{
+	int16		len;
+	char		align;
+	bool		byval;
+} WalkAtt;
+
+struct GpuhashHeapReader
+{
+	ScanState  *node;			/* the Seq Scan */
+	int			ncols;			/* its output columns */
+	int		   *attno;			/* the heap attribute (0-based) of each */
+	int			natts_needed;	/* a tuple read in place has at least these */
+	bool		in_place;		/* wanted attributes by-value at fixed offsets */
+	uint32	   *off;			/* each output column's offset past t_hoff */
+	int16	   *len;
+	bool		walk;			/* else, tuples are deformed here, not in a slot */
+	struct WalkAtt *watt;		/* attributes 0 .. natts_needed - 1 */
+
+	/* the Seq Scan's filter, when it has one */
+	GpuhashScanFilter *filter;	/* its compiled quals, or NULL */
+	ExprState  *rest;			/* the others, or NULL */
+	int			nfatts;			/* the heap attributes the filter reads */
+	const int  *fatts;
+	uint32	   *foff;			/* their offsets past t_hoff, in place */
+	int16	   *flen;
+	Datum	   *hvalues;		/* a row's attributes read in place or walked, */
+	bool	   *hisnull;		/* indexed by heap attribute */
+	int			nrest;			/* quals left to the executor */
+	bool		filter_calls;	/* the compiled quals call functions */
+
+	/* pages deformed by a helper thread (gpuhash.read_thread), or NULL */
+	struct GpuhashReadAhead *pipe;
+	bool		pipe_tried;
+	bool		pipe_used;		/* it was started, for EXPLAIN ANALYZE */
+	int			participants;	/* processes of the plan reading alike */
+	uint32		sample_pages;	/* read before deciding on the thread */
+	uint64		sample_rows;	/* their rows, */
+	uint64		sample_passed;	/* and those that passed the filter */
+
+	/* while reading (between begin and pause) */
+	HeapScanDesc scan;
+	bool		generic;		/* not page-at-a-time: ExecProcNode instead */
+	Page		page;			/* NULL: no current page */
+	int			index;			/* next entry of scan->rs_vistuples */
+	uint64		returned;		/* rows that passed the filter */
+	uint64		filtered;		/* rows it removed */
+	HeapTupleData tuple;
+};
+
+/* the read-ahead thread is decided on after this many pages */
+#define READ_AHEAD_SAMPLE_PAGES 64
+
+#if PG_VERSION_NUM < 170000
+
+/*
+ * Does a row pass the compiled quals?  Comparison functions run in the Seq
+ * Scan's per-tuple memory, reset for each row, as ExecQual's do.
+ */
+static inline bool
+filter_pass(GpuhashHeapReader *r, const Datum *values, const bool *isnull)
+{
+	ExprContext *econtext = r->node->ps.ps_ExprContext;
+	MemoryContext old;
+	bool		pass;
+
+	if (!r->filter_calls)
+		return gpuhash_scan_filter_pass(r->filter, values, isnull);
+	ResetExprContext(econtext);
+	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	pass = gpuhash_scan_filter_pass(r->filter, values, isnull);
+	MemoryContextSwitchTo(old);
+	return pass;
+}
+
+/*
+ * Deform the first natts attributes of a tuple of len bytes that has them
+ * all into hv and hn, as the slot's deform would (by-reference values point
+ * into the page, which stays pinned); false when they would run past the
+ * tuple's end, which a valid tuple never does.  It reads nothing but the
+ * tuple, so the read thread may call it.
+ */
+static inline bool
+walk_atts(const WalkAtt *watt, int natts, HeapTupleHeader td, uint32 len, Datum *hv, bool *hn)
+{
+	const char *tp = (const char *) td + td->t_hoff;
+	const bits8 *bp = td->t_bits;
+	bool		hasnull = (td->t_infomask & HEAP_HASNULL) != 0;
+	uint32		end = len > td->t_hoff ? len - td->t_hoff : 0;
+	uint32		off = 0;
+
+	for (int a = 0; a < natts; a++)
+	{
+		const WalkAtt *wa = &watt[a];
+
+		if (hasnull && att_isnull(a, bp))
+		{
+			hv[a] = (Datum) 0;
+			hn[a] = true;
+			continue;
+		}
+		hn[a] = false;
+		if (off >= end)
+			return false;
+		if (wa->len == -1)
+			off = att_align_pointer(off, wa->align, -1, tp + off);
+		else
+			off = att_align_nominal(off, wa->align);
+		hv[a] = fetch_att(tp + off, wa->byval, wa->len);
+		off = att_addlength_pointer(off, wa->len, tp + off);
+		if (off > end)
+			return false;
+	}
+	return true;
+}
+
+/* heap_reader.c */
+extern bool gpuhash_heap_reader_next_page(GpuhashHeapReader *r);
+extern bool gpuhash_heap_reader_through_slot(GpuhashHeapReader *r, HeapTupleHeader td, ItemId lpp,
+											 OffsetNumber lineoff, Buffer buf, BlockNumber block,
+											 Datum *values, bool *isnull);
+
+/* read_ahead.c */
+extern void gpuhash_read_ahead_try(GpuhashHeapReader *r);
+extern bool gpuhash_read_ahead_next(GpuhashHeapReader *r, Datum *values, bool *isnull);
+extern void gpuhash_read_ahead_reset(GpuhashHeapReader *r);
+extern void gpuhash_read_ahead_end(GpuhashHeapReader *r);
+
+#endif
+
+#pragma GCC visibility pop
+
+#endif
