@@ -76,7 +76,7 @@ typedef struct GpuhashReadAhead
 static void
 pipe_work(void *arg, uint64 seq)
 {
-	ReadAhead   *p = arg;
+	ReadAhead  *p = arg;
 	ReadSlot   *sl = &p->slots[seq % READ_SLOTS];
 	int			nn = p->natts_needed;
 	int			nout = 0;
@@ -189,7 +189,7 @@ online_cpus(void)
 void
 gpuhash_read_ahead_try(GpuhashHeapReader *r)
 {
-	ReadAhead   *p;
+	ReadAhead  *p;
 	MemoryContextCallback *cb;
 	const char *why = NULL;
 	int			nn = r->natts_needed;
@@ -207,6 +207,8 @@ gpuhash_read_ahead_try(GpuhashHeapReader *r)
 	/* the powers of ten are filled in on first use: here, not in the thread */
 	(void) gpuhash_fixed_pow10(0);
 #endif
+	/* allocated first: nothing may fail once the thread runs */
+	cb = MemoryContextAlloc(GetMemoryChunkContext(r), sizeof(MemoryContextCallback));
 	p = calloc(1, sizeof(ReadAhead));
 	if (p == NULL || (p->slots = calloc(READ_SLOTS, sizeof(ReadSlot))) == NULL)
 		why = "out of memory";
@@ -232,7 +234,6 @@ gpuhash_read_ahead_try(GpuhashHeapReader *r)
 			pipe_free(p);
 		return;
 	}
-	cb = MemoryContextAlloc(GetMemoryChunkContext(r), sizeof(MemoryContextCallback));
 	cb->func = pipe_memory_gone;
 	cb->arg = r;
 	MemoryContextRegisterResetCallback(GetMemoryChunkContext(r), cb);
@@ -244,7 +245,7 @@ gpuhash_read_ahead_try(GpuhashHeapReader *r)
 static void
 pipe_fill(GpuhashHeapReader *r)
 {
-	ReadAhead   *p = r->pipe;
+	ReadAhead  *p = r->pipe;
 
 	while (!p->scan_done && p->posted - p->head < READ_SLOTS)
 	{
@@ -270,7 +271,7 @@ pipe_fill(GpuhashHeapReader *r)
 bool
 gpuhash_read_ahead_next(GpuhashHeapReader *r, Datum *values, bool *isnull)
 {
-	ReadAhead   *p = r->pipe;
+	ReadAhead  *p = r->pipe;
 	int			nn = p->natts_needed;
 
 	for (;;)
