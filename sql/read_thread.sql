@@ -77,6 +77,36 @@ INSERT INTO corpus VALUES
 SELECT ord, pg_temp.direct_analyze(q) FROM corpus WHERE ord IN (1, 6, 8, 9) ORDER BY ord;
 SELECT ord, pg_temp.same(q) FROM corpus ORDER BY ord;
 
+-- 40 more drawn at random: an atom that keeps about a tenth of the rows,
+-- ANDed with one or two others of every compiled form (and one left to the
+-- executor), NOT and OR among them; how many started the thread, and
+-- whether each gave PostgreSQL's answer
+SELECT setseed(0.777);
+CREATE TABLE drawn (ord int, q text);
+CREATE FUNCTION pg_temp.atom() RETURNS text LANGUAGE sql AS $$
+  SELECT (ARRAY[
+    format('r.v %s %s', (ARRAY['<', '<=', '>', '>=', '<>', '='])[1 + floor(random() * 6)::int], floor(random() * 1000)::int),
+    format('r.n %s %s', (ARRAY['<', '>=', '='])[1 + floor(random() * 3)::int], round((random() * 100)::numeric, 1 + floor(random() * 2)::int)),
+    format('r.x %s %s', (ARRAY['<', '>', '<>'])[1 + floor(random() * 3)::int], round((random() * 100 - 50)::numeric, floor(random() * 4)::int)),
+    format('r.d %s date ''2020-01-01'' + %s', (ARRAY['<', '>=', '='])[1 + floor(random() * 3)::int], floor(random() * 1000)::int),
+    format('r.d < timestamp ''2020-06-01 12:00'' + interval ''%s days''', floor(random() * 900)::int),
+    format('r.t %sLIKE ''%s''', (ARRAY['', 'NOT '])[1 + floor(random() * 2)::int], (ARRAY['z%', '%7', '%z1%', 'zz%3', '%'])[1 + floor(random() * 5)::int]),
+    format('r.k IN (%s, %s, %s)', floor(random() * 2000)::int, floor(random() * 2000)::int, floor(random() * 2000)::int),
+    'r.b', 'NOT r.b', 'r.x IS NULL', 'r.t IS NOT NULL',
+    format('r.t < ''%s''', repeat('z', floor(random() * 20)::int)),
+    format('r.v %% 3 = %s', floor(random() * 3)::int)])[1 + floor(random() * 13)::int]
+$$;
+INSERT INTO drawn
+SELECT g, format('SELECT r.id, d.id FROM rt r JOIN rd d ON r.k = d.k WHERE r.v < %s AND %s',
+                 50 + floor(random() * 100)::int,
+                 CASE floor(random() * 3)::int WHEN 0 THEN pg_temp.atom()
+                      WHEN 1 THEN format('(%s OR %s)', pg_temp.atom(), pg_temp.atom())
+                      ELSE format('NOT (%s) AND %s', pg_temp.atom(), pg_temp.atom()) END)
+FROM generate_series(1, 40) g;
+SELECT count(*) FILTER (WHERE l ~ 'helper thread') AS with_thread, count(*) AS queries
+FROM drawn, LATERAL pg_temp.direct_analyze(q) l;
+SELECT ord, pg_temp.same(q) FROM drawn ORDER BY ord;
+
 -- not where most rows pass, nor when turned off
 SELECT * FROM pg_temp.direct_analyze('SELECT r.id, d.id FROM rt r JOIN rd d ON r.k = d.k WHERE r.v > 100');
 SET gpuhash.read_thread = off;
@@ -120,4 +150,4 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
-DROP TABLE rt, rd, corpus;
+DROP TABLE rt, rd, corpus, drawn;
