@@ -181,9 +181,9 @@ online_cpus(void)
  * larger part, and a thread only adds the cost of handing rows across cores:
  * on the H100 host, TPC-H q06 (2 % pass) and q15 (4 %) ran 30 % faster with
  * it, q01 (98 %) 5 % slower and the joins of q03 and q05 13-27 % slower
- * (bench/NOTES.md section 29).  Nor where the plan's processes and their
- * threads would outnumber the processors: a thread that has to share a
- * core with another process slows both.  Otherwise (or if it cannot be
+ * (bench/NOTES.md section 29).  Nor where a parallel plan's processes and
+ * their threads would outnumber the processors: a thread that has to share
+ * a core with another process slows both.  Otherwise (or if it cannot be
  * started) the backend reads alone.
  */
 void
@@ -198,7 +198,7 @@ gpuhash_read_ahead_try(GpuhashHeapReader *r)
 	if (!gpuhash_read_thread || r->generic || r->in_place || !r->walk || nn == 0 ||
 		r->filter == NULL ||
 		r->sample_passed * READ_THREAD_PASS_DIV > r->sample_rows ||
-		2 * r->participants > online_cpus())
+		(r->participants > 1 && 2 * r->participants > online_cpus()))
 		return;
 	for (int a = 0; a < nn; a++)
 		if (r->watt[a].len < -1)
