@@ -106,39 +106,34 @@ pow10_128(int e)
 
 
 /*
- * value * 10^scale as an integer, when value's display scale is exactly
- * scale (so that a sum of such values has PostgreSQL's display scale) and
- * the integer fits.  The digits are read as one integer N (Horner's rule),
- * worth N * 10^e at the scale; a negative e drops zeros the last digit
- * holds below the scale.
+ * A finite value's parts as value * 10^scale, an integer, when it fits and
+ * no digit lies below the scale.  The digits are read as one integer N
+ * (Horner's rule), worth N * 10^e at the scale; a negative e drops zeros
+ * the last digit holds below the scale.
  */
-FixedStatus
-gpuhash_numeric_fixed(Datum value, int scale, int128 *out)
+static pg_attribute_always_inline FixedStatus
+parts_fixed(const NumParts *p, int scale, int128 *out)
 {
-	NumParts	p;
 	int128		n = 0;
 	int			e;
 	FixedStatus st = FIXED_OK;
 
-	numeric_parts(value, &p);
-	if (p.special)
-		st = FIXED_SPECIAL;
-	else if (p.dscale != scale || p.ndigits > FIXED_MAX_DIGITS)
-		st = FIXED_TOO_WIDE;
-	else if (p.ndigits <= 4)
+	if (p->ndigits > FIXED_MAX_DIGITS)
+		return FIXED_TOO_WIDE;
+	if (p->ndigits <= 4)
 	{
 		/* at most 16 decimal digits: 64 bits hold N, and its zeros are dropped in them */
 		static const int64 unit64[4] = {1, 10, 100, 1000};
 		int64		n64 = 0;
 
-		for (int i = 0; i < p.ndigits; i++)
+		for (int i = 0; i < p->ndigits; i++)
 		{
 			int16		d;
 
-			memcpy(&d, p.digits + i * sizeof(int16), sizeof(d));
+			memcpy(&d, p->digits + i * sizeof(int16), sizeof(d));
 			n64 = n64 * 10000 + d;
 		}
-		e = 4 * (p.weight - p.ndigits + 1) + scale;
+		e = 4 * (p->weight - p->ndigits + 1) + scale;
 		if (e < 0 && e > -4)
 		{
 			if (n64 % unit64[-e] != 0)
@@ -147,28 +142,26 @@ gpuhash_numeric_fixed(Datum value, int scale, int128 *out)
 			e = 0;
 		}
 		n = n64;
-		if (p.ndigits > 0 && e == 0)
+		if (p->ndigits > 0 && e == 0)
 		{
-			if (p.detoasted)
-				pfree(p.detoasted);
-			*out = p.neg ? -n : n;
+			*out = p->neg ? -n : n;
 			return st;
 		}
 	}
 	else
 	{
-		for (int i = 0; st == FIXED_OK && i < p.ndigits; i++)
+		for (int i = 0; st == FIXED_OK && i < p->ndigits; i++)
 		{
 			int16		d;
 
-			memcpy(&d, p.digits + i * sizeof(int16), sizeof(d));
+			memcpy(&d, p->digits + i * sizeof(int16), sizeof(d));
 			if (__builtin_mul_overflow(n, (int128) 10000, &n) ||
 				__builtin_add_overflow(n, (int128) d, &n))
 				st = FIXED_TOO_WIDE;
 		}
 	}
-	e = 4 * (p.weight - p.ndigits + 1) + scale;
-	if (st == FIXED_OK && p.ndigits > 0)
+	e = 4 * (p->weight - p->ndigits + 1) + scale;
+	if (st == FIXED_OK && p->ndigits > 0)
 	{
 		if (e < 0)
 		{
@@ -184,9 +177,30 @@ gpuhash_numeric_fixed(Datum value, int scale, int128 *out)
 		else if (e > 38 || __builtin_mul_overflow(n, pow10_128(e), &n))
 			st = FIXED_TOO_WIDE;
 	}
+	*out = p->neg ? -n : n;
+	return st;
+}
+
+/*
+ * value * 10^scale as an integer, when value's display scale is exactly
+ * scale (so that a sum of such values has PostgreSQL's display scale) and
+ * the integer fits.
+ */
+FixedStatus
+gpuhash_numeric_fixed(Datum value, int scale, int128 *out)
+{
+	NumParts	p;
+	FixedStatus st;
+
+	numeric_parts(value, &p);
+	if (p.special)
+		st = FIXED_SPECIAL;
+	else if (p.dscale != scale)
+		st = FIXED_TOO_WIDE;
+	else
+		st = parts_fixed(&p, scale, out);
 	if (p.detoasted)
 		pfree(p.detoasted);
-	*out = p.neg ? -n : n;
 	return st;
 }
 
@@ -209,39 +223,18 @@ gpuhash_numeric_compare(Datum value, int64 c, int cs, int *cmp)
 {
 	struct varlena *v = (struct varlena *) DatumGetPointer(value);
 	NumParts	p;
-	int128		n = 0;
+	int128		n;
 	int128		k;
 	int			s;
-	int			e;
 
 	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
 		return false;
 	numeric_parts(value, &p);
-	if (p.special || p.ndigits > FIXED_MAX_DIGITS || p.dscale > GPUHASH_FIXED_MAX_SCALE)
+	if (p.special || p.dscale > GPUHASH_FIXED_MAX_SCALE)
 		return false;
 	s = Max(p.dscale, cs);
-	for (int i = 0; i < p.ndigits; i++)
-	{
-		int16		d;
-
-		memcpy(&d, p.digits + i * sizeof(int16), sizeof(d));
-		if (__builtin_mul_overflow(n, (int128) 10000, &n) ||
-			__builtin_add_overflow(n, (int128) d, &n))
-			return false;
-	}
-	e = 4 * (p.weight - p.ndigits + 1) + s;
-	if (p.ndigits > 0 && e < 0)
-	{
-		if (-e > 38 || n % pow10_128(-e) != 0)
-			return false;
-		n /= pow10_128(-e);
-	}
-	else if (p.ndigits > 0 && e > 0 &&
-			 (e > 38 || __builtin_mul_overflow(n, pow10_128(e), &n)))
-		return false;
-	if (p.neg)
-		n = -n;
-	if (__builtin_mul_overflow((int128) c, pow10_128(s - cs), &k))
+	if (parts_fixed(&p, s, &n) != FIXED_OK ||
+		__builtin_mul_overflow((int128) c, pow10_128(s - cs), &k))
 		return false;
 	*cmp = n < k ? -1 : n > k ? 1 : 0;
 	return true;

@@ -145,6 +145,8 @@ gpuhash_heap_reader_create(PlanState *child)
 	 */
 	r->hvalues = palloc0(Max(rdesc->natts, 1) * sizeof(Datum));
 	r->hisnull = palloc0(Max(rdesc->natts, 1) * sizeof(bool));
+	r->wvalues = palloc0(Max(rdesc->natts, 1) * sizeof(Datum));
+	r->wisnull = palloc0(Max(rdesc->natts, 1) * sizeof(bool));
 	r->in_place = r->rest == NULL;
 	for (int a = 0; a < r->natts_needed && r->in_place; a++)
 	{
@@ -176,11 +178,11 @@ gpuhash_heap_reader_create(PlanState *child)
 	}
 
 	/*
-	 * Other tuples are deformed here when no qual needs the executor's slot:
-	 * storing each tuple in the slot takes and drops a buffer pin, which
-	 * cost as much as the deform itself (bench/NOTES.md section 29).
+	 * Other tuples are deformed here (walked) when no qual needs the
+	 * executor's slot: storing each tuple in the slot takes and drops a
+	 * buffer pin, which cost as much as the deform itself (bench/NOTES.md
+	 * section 29).
 	 */
-	r->walk = r->rest == NULL;
 	r->watt = palloc0(Max(r->natts_needed, 1) * sizeof(WalkAtt));
 	for (int a = 0; a < r->natts_needed; a++)
 	{
@@ -305,8 +307,8 @@ static inline bool
 walk_tuple(GpuhashHeapReader *r, HeapTupleHeader td, ItemId lpp, OffsetNumber lineoff,
 		   Datum *values, bool *isnull)
 {
-	Datum	   *hv = r->hvalues;
-	bool	   *hn = r->hisnull;
+	Datum	   *hv = r->wvalues;
+	bool	   *hn = r->wisnull;
 
 	if (!walk_atts(r->watt, r->natts_needed, td, ItemIdGetLength(lpp), hv, hn))
 		return gpuhash_heap_reader_through_slot(r, td, lpp, lineoff, r->scan->rs_cbuf, r->scan->rs_cblock,
@@ -326,11 +328,7 @@ static inline bool
 pass_in_place(GpuhashHeapReader *r, const char *tp)
 {
 	for (int k = 0; k < r->nfatts; k++)
-	{
 		r->hvalues[r->fatts[k]] = fetch_att(tp + r->foff[k], true, r->flen[k]);
-		/* a walked tuple may have left it set */
-		r->hisnull[r->fatts[k]] = false;
-	}
 	return filter_pass(r, r->hvalues, r->hisnull);
 }
 #endif
@@ -431,7 +429,7 @@ gpuhash_heap_reader_next(GpuhashHeapReader *r, Datum *values, bool *isnull)
 					isnull[c] = false;
 				}
 			}
-			else if (likely(r->walk) && HeapTupleHeaderGetNatts(td) >= r->natts_needed)
+			else if (likely(r->rest == NULL) && HeapTupleHeaderGetNatts(td) >= r->natts_needed)
 			{
 				if (!walk_tuple(r, td, lpp, lineoff, values, isnull))
 				{

@@ -33,8 +33,7 @@ struct GpuhashHeapReader
 	bool		in_place;		/* wanted attributes by-value at fixed offsets */
 	uint32	   *off;			/* each output column's offset past t_hoff */
 	int16	   *len;
-	bool		walk;			/* else, tuples are deformed here, not in a slot */
-	struct WalkAtt *watt;		/* attributes 0 .. natts_needed - 1 */
+	struct WalkAtt *watt;		/* attributes 0 .. natts_needed - 1, to walk */
 
 	/* the Seq Scan's filter, when it has one */
 	GpuhashScanFilter *filter;	/* its compiled quals, or NULL */
@@ -43,8 +42,10 @@ struct GpuhashHeapReader
 	const int  *fatts;
 	uint32	   *foff;			/* their offsets past t_hoff, in place */
 	int16	   *flen;
-	Datum	   *hvalues;		/* a row's attributes read in place or walked, */
-	bool	   *hisnull;		/* indexed by heap attribute */
+	Datum	   *hvalues;		/* a row's filter attributes read in place, */
+	bool	   *hisnull;		/* indexed by heap attribute (never NULL) */
+	Datum	   *wvalues;		/* a walked row's attributes, likewise */
+	bool	   *wisnull;
 	int			nrest;			/* quals left to the executor */
 	bool		filter_calls;	/* the compiled quals call functions */
 

@@ -195,7 +195,7 @@ gpuhash_read_ahead_try(GpuhashHeapReader *r)
 	int			nn = r->natts_needed;
 
 	r->pipe_tried = true;
-	if (!gpuhash_read_thread || r->generic || r->in_place || !r->walk || nn == 0 ||
+	if (!gpuhash_read_thread || r->generic || r->in_place || r->rest != NULL || nn == 0 ||
 		r->filter == NULL ||
 		r->sample_passed * READ_THREAD_PASS_DIV > r->sample_rows ||
 		(r->participants > 1 && 2 * r->participants > online_cpus()))
