@@ -29,7 +29,10 @@ CUDA_HOME ?= /usr/local/cuda
 NVCC      ?= $(CUDA_HOME)/bin/nvcc
 GPUHASH_CUDA_ARCHS ?= 70 75 80 86 89 90
 
-CORE_C   = $(filter-out src/core/gpu_stub.c,$(wildcard src/core/*.c))
+# gpu_stub.c stands in for CUDA in a build without nvcc; gpu_loader.c opens
+# the CUDA module from the extension, gpu_module.c is that module's entry.
+CORE_GPU_C = src/core/gpu_stub.c src/core/gpu_loader.c src/core/gpu_module.c
+CORE_C   = $(filter-out $(CORE_GPU_C),$(wildcard src/core/*.c))
 CORE_CU  = $(wildcard src/core/*.cu)
 CORE_H   = $(wildcard src/core/*.h)
 CORE_CUH = $(wildcard src/core/*.cuh)
@@ -49,14 +52,22 @@ NVCCFLAGS += -std=c++17 $(GENCODE) -Xcompiler -fPIC,-fvisibility=hidden \
              -Isrc/core --expt-relaxed-constexpr -Xptxas -warn-spills
 CUDA_LIB   = build/libghtcuda.a
 CUDA_LINK  = $(CUDA_LIB) $(CUDA_HOME)/lib64/libcudart_static.a -ldl -lrt -lpthread -lstdc++
+# The GPU half is a module of its own, opened on first use (gpu_loader.c):
+# loading the extension then maps none of the kernels, the CUDA runtime or
+# libstdc++ (bench/NOTES.md, section 30).
+CUDA_MODULE = $(MODULE_big)_cuda$(DLSUFFIX)
+OBJS      += src/core/gpu_loader.o
+SHLIB_LINK += -ldl -lpthread
 else
 OBJS      += src/core/gpu_stub.o
 CUDA_LIB   =
 CUDA_LINK  =
+CUDA_MODULE =
 endif
 
 PG_CPPFLAGS = -Isrc/core $(foreach w,$(PG_WINGS),-Isrc/pg/$(w))
-SHLIB_LINK += $(CUDA_LINK) -Wl,--exclude-libs,ALL -Wl,--version-script=src/gpuhash.map
+SHLIB_LINK += -Wl,--exclude-libs,ALL -Wl,--version-script=src/gpuhash.map
+EXTRA_CLEAN = $(CUDA_MODULE)
 
 # A server without its LLVM toolchain installed (e.g. the GPU host's unpacked
 # packages) cannot make bitcode; skip it there instead of failing.
@@ -76,6 +87,30 @@ build/cuda/%.o: src/core/%.cu $(CORE_H) $(CORE_CUH)
 $(CUDA_LIB): $(patsubst src/core/%.cu,build/cuda/%.o,$(CORE_CU))
 	rm -f $@
 	ar rcs $@ $^
+
+# The CUDA module: the GPU half, the helpers it shares with the CPU half
+# (its own copy of ght_util.c), the static CUDA runtime; only its entry
+# point is exported.
+CUDA_MODULE_OBJS = build/cudamod/gpu_module.o build/cudamod/ght_util.o
+build/cudamod/%.o: src/core/%.c $(CORE_H)
+	@mkdir -p build/cudamod
+	$(CC) $(CFLAGS_SL) -O2 -std=gnu11 -fvisibility=hidden -Isrc/core -c $< -o $@
+
+ifneq ($(CUDA_MODULE),)
+all: $(CUDA_MODULE)
+
+$(CUDA_MODULE): $(CUDA_MODULE_OBJS) $(CUDA_LIB) src/gpuhash_cuda.map
+	$(CC) -shared -o $@ $(CUDA_MODULE_OBJS) $(CUDA_LINK) -lm \
+	    -Wl,--exclude-libs,ALL -Wl,--version-script=src/gpuhash_cuda.map -Wl,-z,defs
+
+install: install-cuda-module
+uninstall: uninstall-cuda-module
+.PHONY: install-cuda-module uninstall-cuda-module
+install-cuda-module: $(CUDA_MODULE) installdirs
+	$(INSTALL_SHLIB) $(CUDA_MODULE) '$(DESTDIR)$(pkglibdir)/$(CUDA_MODULE)'
+uninstall-cuda-module:
+	rm -f '$(DESTDIR)$(pkglibdir)/$(CUDA_MODULE)'
+endif
 
 # ---- core tests and kernel benchmark (no PostgreSQL) ----------------------
 CORE_CC     ?= gcc

@@ -14,6 +14,25 @@ SET gpuhash.device = tpu;
 SET gpuhash.no_such_setting = 1;
 LOAD 'gpuhash';
 
+-- Built with CUDA, the GPU half is a module of its own (gpuhash_cuda.so),
+-- opened the first time something runs on a GPU: loading the extension and
+-- planning a join leave it closed, whatever gpuhash.device says.
+CREATE FUNCTION pg_temp.cuda_module_mapped() RETURNS bool LANGUAGE sql AS $$
+    SELECT count(*) > 0
+    FROM regexp_split_to_table(pg_read_file('/proc/self/maps'), E'\n') l
+    WHERE l LIKE '%/gpuhash\_cuda.so%' $$;
+CREATE TEMP TABLE module_probe AS SELECT g FROM generate_series(1, 1000) g;
+ANALYZE module_probe;
+DO $$
+BEGIN
+    SET LOCAL gpuhash.device = gpu;
+    EXECUTE 'EXPLAIN SELECT count(*) FROM module_probe a JOIN module_probe b USING (g)';
+    SET LOCAL gpuhash.device = auto;
+    EXECUTE 'EXPLAIN SELECT count(*) FROM module_probe a JOIN module_probe b USING (g)';
+END
+$$;
+SELECT pg_temp.cuda_module_mapped() AS mapped_after_planning;
+
 -- the settings are enums and integers checked by the GUC machinery
 SET gpuhash.device = cpu;
 SHOW gpuhash.device;
@@ -40,6 +59,11 @@ SELECT * FROM gpu_hash_join('SELECT 1', 'SELECT 1') AS j(a int, b int);
 -- auto: the GPU when there is a usable one, else quietly the CPU
 SET gpuhash.device = auto;
 SELECT gpuhash_backend() IN ('gpu', 'cpu') AS resolves;
+-- asking for a device opened the module, where this build installed one
+SELECT pg_temp.cuda_module_mapped() =
+       ((pg_stat_file((SELECT setting FROM pg_config WHERE name = 'PKGLIBDIR')
+                      || '/gpuhash_cuda.so', true)).size IS NOT NULL)
+    AS opened_iff_installed;
 SELECT ((SELECT count(*) FROM gpuhash_devices()) > 0) = (gpuhash_backend() = 'gpu')
     AS devices_match_backend;
 SELECT count(*) FILTER (WHERE id < 0 OR name = '' OR total_bytes <= 0
