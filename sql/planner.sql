@@ -244,6 +244,16 @@ SELECT q, pg_temp.inner_values(q) FROM (VALUES
   ('SELECT count(*), sum(pf.v + iv.v) FROM pf JOIN iv ON pf.k = iv.k'),
   ('SELECT count(*), sum(pf.v + iv_null.v) FROM pf JOIN iv_null ON pf.k = iv_null.k')
 ) AS c(q);
+-- a parallel worker runs with its leader's gpuhash.* settings, which it reads
+-- when its node starts instead of defining them at load (settings.c)
+CREATE FUNCTION pg_temp.worker_probe_threads(q text) RETURNS bigint LANGUAGE sql AS $$
+  SELECT count(*) FROM pg_temp.analyze_lines(q, '^ *Worker \d+: .* in a helper thread') $$;
+SELECT pg_temp.worker_probe_threads('SELECT count(*) FROM pf WHERE EXISTS (SELECT 1 FROM pd WHERE pd.k = pf.k)') > 0
+    AS workers_probe_in_threads_by_default;
+SET gpuhash.overlap_probes = off;
+SELECT pg_temp.worker_probe_threads('SELECT count(*) FROM pf WHERE EXISTS (SELECT 1 FROM pd WHERE pd.k = pf.k)')
+    AS worker_probe_threads_when_off;
+RESET gpuhash.overlap_probes;
 RESET parallel_setup_cost; RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size; RESET max_parallel_workers_per_gather;
 

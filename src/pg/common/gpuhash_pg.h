@@ -27,7 +27,7 @@
  */
 #pragma GCC visibility push(hidden)
 
-/* ---- GUCs (gpuhash.c) ---------------------------------------------------- */
+/* ---- settings (settings.c; the planner's and nodes' own in join_node.h) - */
 
 typedef enum GpuhashDeviceSetting
 {
@@ -41,6 +41,18 @@ extern int	gpuhash_batch_rows;
 extern int	gpuhash_debug_fail_alloc_after;
 extern int	gpuhash_max_device_memory;
 extern int	gpuhash_staging_memory;	/* kB */
+
+extern bool gpuhash_settings_from_leader;
+extern void gpuhash_settings_init(void);
+extern void gpuhash_settings_read_leader(void);
+
+/* Before gpuhash code reads a setting in a process: see settings.c. */
+static inline void
+gpuhash_settings_ready(void)
+{
+	if (unlikely(gpuhash_settings_from_leader))
+		gpuhash_settings_read_leader();
+}
 
 static inline uint64
 gpuhash_staging_bytes(void)

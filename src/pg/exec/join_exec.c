@@ -52,6 +52,8 @@ gpuhash_join_init_state(GpuJoinState *gj, CustomScan *cscan, const CustomExecMet
 {
 	List	   *priv = cscan->custom_private;
 
+	/* a node's state is made first when a parallel worker runs its plan */
+	gpuhash_settings_ready();
 	NodeSetTag(gj, T_CustomScanState);
 	gj->css.flags = cscan->flags;
 	gj->css.methods = methods;

@@ -40,10 +40,6 @@
 #include "join_node.h"
 #include "scan_filter.h"
 
-bool		gpuhash_enable_aggregate = true;
-bool		gpuhash_enable_scan_aggregate = true;
-bool		gpuhash_enable_group_combine = true;
-
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
 
 static Plan *plan_gpu_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
@@ -747,6 +743,7 @@ gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *inpu
 	if (prev_upper_paths_hook)
 		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
 
+	gpuhash_settings_ready();
 	if (!gpuhash_enable_join || !gpuhash_enable_aggregate || stage != UPPERREL_GROUP_AGG)
 		return;
 	n_groups_memo = n_shape_memo = 0;
@@ -883,37 +880,6 @@ plan_gpu_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 void
 gpuhash_agg_init(void)
 {
-	DefineCustomBoolVariable("gpuhash.enable_aggregate",
-							 "Lets a GPU hash join compute the query's aggregates itself "
-							 "(Custom Scan GpuHashAggregate).",
-							 "Applies to count, sum, avg, min and max of integer arithmetic and sum "
-							 "and avg of numeric arithmetic over a query's top join, grouped by "
-							 "integer, date, bool or text columns or not.",
-							 &gpuhash_enable_aggregate,
-							 true,
-							 PGC_USERSET,
-							 0,
-							 NULL, NULL, NULL);
-	DefineCustomBoolVariable("gpuhash.enable_scan_aggregate",
-							 "Lets the planner fold a single table's aggregates over its Seq Scan "
-							 "(Custom Scan GpuHashAggregate with no join).",
-							 "Applies when a sum or avg of numeric arithmetic is among them; "
-							 "gpuhash.enable_aggregate off turns this off too.",
-							 &gpuhash_enable_scan_aggregate,
-							 true,
-							 PGC_USERSET,
-							 0,
-							 NULL, NULL, NULL);
-	DefineCustomBoolVariable("gpuhash.enable_group_combine",
-							 "Lets the participants of a parallel GpuHashAggregate combine its "
-							 "groups themselves, with no Finalize Aggregate above the Gather.",
-							 "Each participant writes its groups to temporary files by partition "
-							 "and then emits the final values of the partitions it combines.",
-							 &gpuhash_enable_group_combine,
-							 true,
-							 PGC_USERSET,
-							 0,
-							 NULL, NULL, NULL);
 	RegisterCustomScanMethods(&gpu_agg_scan_methods);
 	prev_upper_paths_hook = create_upper_paths_hook;
 	create_upper_paths_hook = gpu_agg_upper_paths;

@@ -42,17 +42,6 @@
 
 #include "join_node.h"
 
-bool		gpuhash_enable_join = true;
-double		gpuhash_join_startup_cost = 1000.0;
-double		gpuhash_device_setup_cost = 30000.0;
-double		gpuhash_join_build_row_cost = 0.01;
-double		gpuhash_join_probe_row_cost = 0.002;
-bool		gpuhash_parallel_worker_gpu = false;
-bool		gpuhash_direct_scan = true;
-bool		gpuhash_read_thread = true;
-bool		gpuhash_chain_batches = true;
-bool		gpuhash_overlap_probes = true;
-
 static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
 static planner_hook_type prev_planner_hook = NULL;
 
@@ -561,6 +550,7 @@ gpuhash_planner(Query *parse, const char *query_string, int cursor_options,
 	List	   *outer_paths = made_join_paths;
 	PlannedStmt *result;
 
+	gpuhash_settings_ready();
 	made_join_paths = NIL;
 	PG_TRY();
 	{
@@ -620,6 +610,7 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	if (prev_join_pathlist_hook)
 		prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
 
+	gpuhash_settings_ready();
 	if (!gpuhash_enable_join)
 		return;
 	/*
@@ -857,104 +848,6 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 void
 gpuhash_join_init(void)
 {
-	DefineCustomBoolVariable("gpuhash.enable_join",
-							 "Lets the planner use GPU hash joins (Custom Scan GpuHashJoin).",
-							 NULL,
-							 &gpuhash_enable_join,
-							 true,
-							 PGC_USERSET,
-							 0,
-							 NULL, NULL, NULL);
-	DefineCustomRealVariable("gpuhash.join_startup_cost",
-							 "Planner's estimate of the fixed cost of starting a GPU hash join.",
-							 NULL,
-							 &gpuhash_join_startup_cost,
-							 1000.0, 0.0, DBL_MAX,
-							 PGC_USERSET,
-							 0,
-							 NULL, NULL, NULL);
-	DefineCustomRealVariable("gpuhash.device_setup_cost",
-							 "Planner's estimate of the cost of making a session's GPU context, "
-							 "added to GPU joins until the session has one.",
-							 NULL,
-							 &gpuhash_device_setup_cost,
-							 30000.0, 0.0, DBL_MAX,
-							 PGC_USERSET,
-							 0,
-							 NULL, NULL, NULL);
-	DefineCustomRealVariable("gpuhash.join_build_row_cost",
-							 "Planner's estimate of the cost of hashing one build (inner) row.",
-							 NULL,
-							 &gpuhash_join_build_row_cost,
-							 0.01, 0.0, DBL_MAX,
-							 PGC_USERSET,
-							 0,
-							 NULL, NULL, NULL);
-	DefineCustomRealVariable("gpuhash.join_probe_row_cost",
-							 "Planner's estimate of the cost of probing with one outer row.",
-							 NULL,
-							 &gpuhash_join_probe_row_cost,
-							 0.002, 0.0, DBL_MAX,
-							 PGC_USERSET,
-							 0,
-							 NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("gpuhash.parallel_worker_gpu",
-							 "Lets parallel workers of a GPU hash join use the GPU themselves.",
-							 "Off: the table is built on the GPU (by the leader when it takes "
-							 "part) and the workers probe its copy in shared memory on the CPU. "
-							 "On: each worker opens its own GPU context and copies the table "
-							 "to the device.",
-							 &gpuhash_parallel_worker_gpu,
-							 false,
-							 PGC_USERSET,
-							 0,
-							 NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("gpuhash.direct_scan",
-							 "Lets a GPU hash join read a plain Seq Scan's heap pages itself.",
-							 "Applies to a Seq Scan below the join whose output is its table's "
-							 "columns, its filter applied as the rows are read; off: the join asks "
-							 "the Seq Scan for each row.",
-							 &gpuhash_direct_scan,
-							 true,
-							 PGC_USERSET,
-							 0,
-							 NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("gpuhash.read_thread",
-							 "Lets a direct heap read deform and filter its pages in a helper thread.",
-							 "Applies to tables whose wanted columns come after a variable-length "
-							 "one, and to filters the reader compiles: the process pins the pages "
-							 "and hands on the rows, the thread takes them apart.",
-							 &gpuhash_read_thread,
-							 true,
-							 PGC_USERSET,
-							 0,
-							 NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("gpuhash.overlap_probes",
-							 "Lets a parallel GPU hash join probing on the CPU do so in a helper thread.",
-							 "The thread probes a batch's keys while the process reads the rest "
-							 "of the batch. Applies to semi and anti joins without other join "
-							 "clauses and to inner joins whose build keys are unique.",
-							 &gpuhash_overlap_probes,
-							 true,
-							 PGC_USERSET,
-							 0,
-							 NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("gpuhash.chain_batches",
-							 "Lets a GPU hash join read the GPU hash join below it as batches of pairs.",
-							 "Intermediate joined rows are then copied from the lower join's "
-							 "batches instead of being formed as tuples. Applies to inner joins "
-							 "without other join clauses.",
-							 &gpuhash_chain_batches,
-							 true,
-							 PGC_USERSET,
-							 0,
-							 NULL, NULL, NULL);
-
 	RegisterCustomScanMethods(&gpu_join_scan_methods);
 	prev_join_pathlist_hook = set_join_pathlist_hook;
 	set_join_pathlist_hook = gpu_join_pathlist;
