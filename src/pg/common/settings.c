@@ -273,15 +273,21 @@ gpuhash_settings_init(void)
 void
 gpuhash_settings_read_leader(void)
 {
+	int			taken = 0;
+
 	gpuhash_settings_from_leader = false;
 	for (int i = 0; i < lengthof(settings); i++)
 	{
 		const char *value = GetConfigOption(settings[i].name, true, false);
 
-		if (value != NULL && !read_setting(&settings[i], value))
+		if (value == NULL)
+			continue;
+		if (!read_setting(&settings[i], value))
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg("could not read the leader's value of \"%s\": \"%s\"",
 							settings[i].name, value)));
+		taken++;
 	}
+	elog(DEBUG1, "gpuhash: a parallel worker took %d settings from its leader", taken);
 }

@@ -1980,6 +1980,8 @@ gpuhash_agg_create_state(CustomScan *cscan)
 {
 	GpuJoinState *gj;
 
+	/* the first of the node's callbacks in a parallel worker */
+	gpuhash_settings_ready();
 	if (list_length(cscan->custom_plans) == 1)
 		return gpuhash_scan_agg_create_state(cscan);
 	gj = palloc0(sizeof(GpuJoinState));

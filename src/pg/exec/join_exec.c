@@ -52,8 +52,6 @@ gpuhash_join_init_state(GpuJoinState *gj, CustomScan *cscan, const CustomExecMet
 {
 	List	   *priv = cscan->custom_private;
 
-	/* a node's state is made first when a parallel worker runs its plan */
-	gpuhash_settings_ready();
 	NodeSetTag(gj, T_CustomScanState);
 	gj->css.flags = cscan->flags;
 	gj->css.methods = methods;
@@ -77,8 +75,11 @@ gpuhash_join_init_state(GpuJoinState *gj, CustomScan *cscan, const CustomExecMet
 Node *
 gpuhash_join_create_state(CustomScan *cscan)
 {
-	GpuJoinState *gj = palloc0(sizeof(GpuJoinState));
+	GpuJoinState *gj;
 
+	/* the first of the node's callbacks in a parallel worker */
+	gpuhash_settings_ready();
+	gj = palloc0(sizeof(GpuJoinState));
 	gpuhash_join_init_state(gj, cscan, &gpu_join_exec_methods);
 	return (Node *) gj;
 }
