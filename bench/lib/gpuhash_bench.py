@@ -14,7 +14,7 @@ import kernels
 import report
 import runner
 from pgutil import Psql, SQLError, ThrowawayCluster, find_pg_config, pg_bindir
-from workloads import ENGINES, FULL_SCALE_OPT_IN, REFERENCE, WORKLOADS
+from workloads import ENGINES, FULL_SCALE_OPT_IN, NAMED_ONLY, REFERENCE, WORKLOADS
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 T0 = time.time()
@@ -165,10 +165,10 @@ def main(argv):
     if not want_e and a.scale == "full":
         # one query of a single-core engine reads 100 M rows for minutes: the
         # default full run keeps to the engines that fit the 10-minute budget
-        want_e = [e.name for e in ENGINES if e.name not in FULL_SCALE_OPT_IN]
+        want_e = [e.name for e in ENGINES if e.name not in FULL_SCALE_OPT_IN | NAMED_ONLY]
         log("full scale: engines %s by default (%s only when named with --engines)"
             % (", ".join(want_e), ", ".join(sorted(FULL_SCALE_OPT_IN))))
-    engines = [e for e in ENGINES if not want_e or e.name in want_e]
+    engines = [e for e in ENGINES if e.name in want_e or (not want_e and e.name not in NAMED_ONLY)]
     unknown = set(want_e) - {e.name for e in ENGINES}
     if unknown:
         raise SystemExit("unknown engine(s): %s" % ", ".join(sorted(unknown)))

@@ -128,7 +128,17 @@ ENGINES = [
            {"max_parallel_workers_per_gather": "{cores}", "max_parallel_workers": "{cores}",
             "gpuhash.device": "cpu", "gpuhash.enable_join": "on"},
            check="SELECT gpuhash_backend() = 'cpu'", prelude="LOAD 'gpuhash';\n"),
+    # planner_gpu with an earlier commit's library, gpuhash_prev.so (bench/host/prev-source and
+    # tpch-piece build it): two commits on one machine.  No check: the check's function would load
+    # the present library beside it.
+    Engine("previous_gpu", "native",
+           {"max_parallel_workers_per_gather": "{cores}", "max_parallel_workers": "{cores}",
+            "gpuhash.device": "gpu", "gpuhash.enable_join": "on"},
+           prelude="LOAD 'gpuhash_prev';\n"),
 ]
+
+# engines run only when named with --engines (previous_gpu needs gpuhash_prev.so installed)
+NAMED_ONLY = {"previous_gpu"}
 
 REFERENCE = "native_serial"
 
