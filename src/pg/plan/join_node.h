@@ -12,7 +12,7 @@
 
 #define GPUHASH_JOIN_NAME "GpuHashJoin"
 
-/* GUCs (join_path.c) */
+/* settings (defined in common/settings.c) */
 extern bool gpuhash_enable_join;
 extern double gpuhash_join_startup_cost;
 extern double gpuhash_device_setup_cost;
@@ -60,9 +60,11 @@ enum
 /* A GpuHashJoin path's custom_private holds this many entries. */
 #define GJ_PATH_PRIV_COUNT 7
 
+/* GpuHashAggregate's settings (common/settings.c) */
 extern bool gpuhash_enable_aggregate;
 extern bool gpuhash_enable_scan_aggregate;
 extern bool gpuhash_enable_group_combine;
+
 extern bool gpuhash_is_join_path(Path *path);
 extern List *gpuhash_join_paths_of(RelOptInfo *rel, bool partial);
 extern CustomScan *gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids,
