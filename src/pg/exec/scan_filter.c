@@ -169,6 +169,29 @@ commute(int cmp)
 }
 
 /*
+ * A type's comparison functions in strategy order: <, <=, =, >=, >, and
+ * <> last (SF_NE).
+ */
+static const Oid date_cmp_fns[6] = {F_DATE_LT, F_DATE_LE, F_DATE_EQ, F_DATE_GE, F_DATE_GT, F_DATE_NE};
+static const Oid bool_cmp_fns[6] = {F_BOOLLT, F_BOOLLE, F_BOOLEQ, F_BOOLGE, F_BOOLGT, F_BOOLNE};
+static const Oid numeric_cmp_fns[6] = {F_NUMERIC_LT, F_NUMERIC_LE, F_NUMERIC_EQ, F_NUMERIC_GE,
+	F_NUMERIC_GT, F_NUMERIC_NE};
+static const Oid date_timestamp_cmp_fns[6] = {F_DATE_LT_TIMESTAMP, F_DATE_LE_TIMESTAMP,
+	F_DATE_EQ_TIMESTAMP, F_DATE_GE_TIMESTAMP, F_DATE_GT_TIMESTAMP, F_DATE_NE_TIMESTAMP};
+static const Oid timestamp_date_cmp_fns[6] = {F_TIMESTAMP_LT_DATE, F_TIMESTAMP_LE_DATE,
+	F_TIMESTAMP_EQ_DATE, F_TIMESTAMP_GE_DATE, F_TIMESTAMP_GT_DATE, F_TIMESTAMP_NE_DATE};
+
+/* fn's strategy number (or SF_NE) among fns, 0 when it is none of them */
+static int
+strategy_of(Oid fn, const Oid fns[6])
+{
+	for (int i = 0; i < 5; i++)
+		if (fn == fns[i])
+			return BTLessStrategyNumber + i;
+	return fn == fns[5] ? SF_NE : 0;
+}
+
+/*
  * The comparison opno makes between two int-like values of ltype and
  * rtype, as a strategy number (or SF_NE), or 0 when it is not one of the
  * integer family's, date's or bool's own comparisons.
@@ -176,30 +199,10 @@ commute(int cmp)
 int
 gpuhash_int_strategy(Oid opno, Oid ltype, Oid rtype)
 {
-	Oid			fn = get_opcode(opno);
-
 	if (ltype == DATEOID || rtype == DATEOID)
-	{
-		if (ltype != rtype)
-			return 0;
-		return fn == F_DATE_LT ? BTLessStrategyNumber :
-			fn == F_DATE_LE ? BTLessEqualStrategyNumber :
-			fn == F_DATE_EQ ? BTEqualStrategyNumber :
-			fn == F_DATE_GE ? BTGreaterEqualStrategyNumber :
-			fn == F_DATE_GT ? BTGreaterStrategyNumber :
-			fn == F_DATE_NE ? SF_NE : 0;
-	}
+		return ltype == rtype ? strategy_of(get_opcode(opno), date_cmp_fns) : 0;
 	if (ltype == BOOLOID || rtype == BOOLOID)
-	{
-		if (ltype != rtype)
-			return 0;
-		return fn == F_BOOLLT ? BTLessStrategyNumber :
-			fn == F_BOOLLE ? BTLessEqualStrategyNumber :
-			fn == F_BOOLEQ ? BTEqualStrategyNumber :
-			fn == F_BOOLGE ? BTGreaterEqualStrategyNumber :
-			fn == F_BOOLGT ? BTGreaterStrategyNumber :
-			fn == F_BOOLNE ? SF_NE : 0;
-	}
+		return ltype == rtype ? strategy_of(get_opcode(opno), bool_cmp_fns) : 0;
 	{
 		int			s = get_op_opfamily_strategy(opno, INTEGER_BTREE_FAM_OID);
 		Oid			neg;
@@ -372,20 +375,6 @@ like_match(const LikePattern *lp, const char *s, int len)
 	return true;
 }
 
-/* numeric's own comparison operators, as strategy numbers (or SF_NE); else 0 */
-static int
-numeric_strategy(Oid opno)
-{
-	Oid			fn = get_opcode(opno);
-
-	return fn == F_NUMERIC_LT ? BTLessStrategyNumber :
-		fn == F_NUMERIC_LE ? BTLessEqualStrategyNumber :
-		fn == F_NUMERIC_EQ ? BTEqualStrategyNumber :
-		fn == F_NUMERIC_GE ? BTGreaterEqualStrategyNumber :
-		fn == F_NUMERIC_GT ? BTGreaterStrategyNumber :
-		fn == F_NUMERIC_NE ? SF_NE : 0;
-}
-
 /* x / y rounded down, for y > 0 */
 static int64
 floor_div(int64 x, int64 y)
@@ -415,12 +404,9 @@ compile_date_timestamp(OpExpr *op, TupleDesc desc, int att, Const *c, bool var_l
 
 	if (TupleDescAttr(desc, att)->atttypid != DATEOID || c->consttype != TIMESTAMPOID)
 		return NULL;
-	s = fn == F_DATE_LT_TIMESTAMP || fn == F_TIMESTAMP_LT_DATE ? BTLessStrategyNumber :
-		fn == F_DATE_LE_TIMESTAMP || fn == F_TIMESTAMP_LE_DATE ? BTLessEqualStrategyNumber :
-		fn == F_DATE_EQ_TIMESTAMP || fn == F_TIMESTAMP_EQ_DATE ? BTEqualStrategyNumber :
-		fn == F_DATE_GE_TIMESTAMP || fn == F_TIMESTAMP_GE_DATE ? BTGreaterEqualStrategyNumber :
-		fn == F_DATE_GT_TIMESTAMP || fn == F_TIMESTAMP_GT_DATE ? BTGreaterStrategyNumber :
-		fn == F_DATE_NE_TIMESTAMP || fn == F_TIMESTAMP_NE_DATE ? SF_NE : 0;
+	s = strategy_of(fn, date_timestamp_cmp_fns);
+	if (s == 0)
+		s = strategy_of(fn, timestamp_date_cmp_fns);
 	t = DatumGetTimestamp(c->constvalue);
 	if (s == 0 || TIMESTAMP_NOT_FINITE(t))
 		return NULL;
@@ -500,11 +486,12 @@ compile_opexpr(OpExpr *op, TupleDesc desc)
 	f = fn_leaf(FK_FN_CMP, att, desc, op->opno, op->inputcollid, var_left);
 	f->datums = palloc(sizeof(Datum));
 	f->datums[0] = c->constvalue;
-	if (numeric_strategy(op->opno) != 0 && TupleDescAttr(desc, att)->atttypid == NUMERICOID &&
+	if (TupleDescAttr(desc, att)->atttypid == NUMERICOID &&
+		(s = strategy_of(get_opcode(op->opno), numeric_cmp_fns)) != 0 &&
 		gpuhash_numeric_small(c->constvalue, &f->value, &f->scale))
 	{
 		f->kind = FK_NUM_CMP;
-		f->cmp = var_left ? numeric_strategy(op->opno) : commute(numeric_strategy(op->opno));
+		f->cmp = var_left ? s : commute(s);
 	}
 	return f;
 }
