@@ -13,6 +13,7 @@
  * compute-sanitizer) can pick a few cases of different kinds.
  */
 #include "ght.h"
+#include "ght_keyfilter.h"
 #include "ght_layout.h"
 
 #include <inttypes.h>
@@ -1574,6 +1575,87 @@ case_large(const config *c)
 	return ok;
 }
 
+/*
+ * The keys' Bloom filter (ght_keyfilter.h): no key added is ever refused,
+ * in either width and whichever way it was added, sentinels included; and
+ * few absent keys pass at the designed size.
+ */
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t		x = *(const int64_t *) a,
+				y = *(const int64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+static int
+case_key_filter(const config *c)
+{
+	const uint64_t n = quick ? 20000 : 200000;
+	const uint64_t absent_tries = quick ? 100000 : 1000000;
+
+	CHECK(ght_keyfilter_words(0) == 1, "words for 0 keys: %" PRIu64, ght_keyfilter_words(0));
+	CHECK(ght_keyfilter_words(1e12) == GHT_KEYFILTER_MAX_WORDS, "words are not capped");
+	for (double k = 1; k < 1e8; k *= 7)
+	{
+		uint64_t	w = ght_keyfilter_words(k);
+
+		CHECK((w & (w - 1)) == 0 &&
+			  (w * 64 >= k * GHT_KEYFILTER_BITS_PER_KEY || w == GHT_KEYFILTER_MAX_WORDS),
+			  "%" PRIu64 " words for %.0f keys", w, k);
+	}
+	for (int kw = 4; kw <= 8; kw += 4)
+	{
+		uint64_t	nwords = ght_keyfilter_words((double) n);
+		uint64_t   *words = calloc(nwords, sizeof(uint64_t));
+		void	   *keys = malloc(n * kw);
+		int64_t    *wide = malloc(n * sizeof(int64_t));
+		uint64_t	passed = 0,
+					tried = 0;
+		const int64_t sentinels[] = {0, -1, 1, INT32_MIN, INT32_MAX, INT64_MIN, INT64_MAX};
+
+		CHECK(words && keys && wide, "out of memory");
+		for (uint64_t i = 0; i < n; i++)
+		{
+			int64_t		k = i < 7 ? sentinels[i] : (int64_t) rnd();
+
+			if (kw == 4)
+				k = (int32_t) k;
+			if (kw == 4)
+				((int32_t *) keys)[i] = (int32_t) k;
+			else
+				((int64_t *) keys)[i] = k;
+			wide[i] = k;
+		}
+		/* half added as one process would, half with atomic ORs */
+		ght_keyfilter_add(words, nwords, keys, kw, n / 2, false);
+		ght_keyfilter_add(words, nwords, (char *) keys + (n / 2) * kw, kw, n - n / 2, true);
+		for (uint64_t i = 0; i < n; i++)
+			CHECK(ght_keyfilter_may_contain(words, nwords, wide[i]),
+				  "k%d: key %" PRId64 " (row %" PRIu64 ") refused", kw * 8, wide[i], i);
+		qsort(wide, n, sizeof(int64_t), cmp_i64);
+		while (tried < absent_tries)
+		{
+			int64_t		k = (int64_t) rnd();
+
+			if (kw == 4)
+				k = (int32_t) k;
+			if (bsearch(&k, wide, n, sizeof(int64_t), cmp_i64))
+				continue;
+			tried++;
+			passed += ght_keyfilter_may_contain(words, nwords, k);
+		}
+		/* 16 to 32 bits a key, four bits in one word: about 0.2-1 % */
+		CHECK(passed * 100 < tried * 2, "k%d: %" PRIu64 " of %" PRIu64 " absent keys passed",
+			  kw * 8, passed, tried);
+		free(words);
+		free(keys);
+		free(wide);
+	}
+	return 1;
+}
+
 /* ---- runner ------------------------------------------------------------- */
 
 typedef int (*case_fn) (const config *c);
@@ -1607,6 +1689,7 @@ static const test_case cases[] = {
 	{"interrupt", case_interrupt, 0, 0, 0},
 	{"device_memory", case_device_memory, 0, 0, 0},
 	{"large", case_large, 0, 0, 0},
+	{"key_filter", case_key_filter, 0, 0, 1},
 };
 
 static int

@@ -215,6 +215,16 @@ gpuhash_key_value(Oid type, Datum d)
 	return DatumGetInt64(d);
 }
 
+/*
+ * Two 4-byte key values packed into one 8-byte key, the first in the high
+ * half: two packed keys are equal exactly when both pairs of values are.
+ */
+static inline int64
+gpuhash_pack_keys(int64 first, int64 second)
+{
+	return (int64) (((uint64) (uint32) first << 32) | (uint32) second);
+}
+
 /* The datum of a key type holding value, which is known to fit the type. */
 static inline Datum
 gpuhash_key_datum(Oid type, int64 value)

@@ -40,6 +40,7 @@ bool		gpuhash_parallel_worker_gpu = false;
 bool		gpuhash_direct_scan = true;
 bool		gpuhash_read_thread = true;
 bool		gpuhash_chain_batches = true;
+bool		gpuhash_key_filter = true;
 bool		gpuhash_overlap_probes = true;
 
 bool		gpuhash_enable_aggregate = true;
@@ -167,6 +168,12 @@ static const Setting settings[] = {
 		"batches instead of being formed as tuples. Applies to inner joins "
 		"without other join clauses.",
 		&gpuhash_chain_batches, 1, 0, 0, PGC_USERSET, 0, NULL},
+	{"gpuhash.key_filter", SETTING_BOOL,
+		"Lets a selective GPU hash join drop its outer rows whose keys are not in its table as they are read.",
+		"A Bloom filter of the table's keys is tested as a directly read outer "
+		"side's rows are read, before they are copied and probed. Applies to "
+		"inner and semi joins that the planner expects to drop most outer rows.",
+		&gpuhash_key_filter, 1, 0, 0, PGC_USERSET, 0, NULL},
 	/* GpuHashAggregate */
 	{"gpuhash.enable_aggregate", SETTING_BOOL,
 		"Lets a GPU hash join compute the query's aggregates itself "

@@ -1820,7 +1820,9 @@ explain_aggs(GpuJoinState *gj, List *context, bool useprefix, ExplainState *es)
 static Size
 join_part_size(GpuJoinState *gj, int nparticipants)
 {
-	return gj->scan_only ? 0 : MAXALIGN(gpuhash_join_shared_size(nparticipants));
+	return gj->scan_only ? 0 :
+		MAXALIGN(gpuhash_join_shared_size(nparticipants,
+										  gpuhash_join_key_filter_words(gj, gj->est_build_rows)));
 }
 
 static Size

@@ -46,6 +46,9 @@
 #include "heap_reader_int.h"
 #include "join_node.h"
 
+/* the key filter is kept if it removed at least 1 in this many rows it tested */
+#define KEY_FILTER_KEEP_DIV 8
+
 #if PG_VERSION_NUM < 170000
 
 /*
@@ -323,6 +326,25 @@ walk_tuple(GpuhashHeapReader *r, HeapTupleHeader td, ItemId lpp, OffsetNumber li
 	return true;
 }
 
+/*
+ * Keep the key filter only if it removed at least one row in
+ * KEY_FILTER_KEEP_DIV of those it tested: where nearly every row finds a
+ * match (a lookup of a fact table's foreign key), a test that removes
+ * nothing is only a cost.
+ */
+static void
+weigh_key_filter(GpuhashHeapReader *r)
+{
+	if (r->kf.words == NULL || r->kf_decided)
+		return;
+	r->kf_decided = true;
+	if (r->kf_removed * KEY_FILTER_KEEP_DIV < r->kf_tested)
+	{
+		r->kf.words = NULL;
+		r->kf_dropped = true;
+	}
+}
+
 /* Does a tuple read in place pass the compiled filter? */
 static inline bool
 pass_in_place(GpuhashHeapReader *r, const char *tp)
@@ -376,6 +398,7 @@ gpuhash_heap_reader_begin(GpuhashHeapReader *r)
 	r->generic = (r->scan->rs_base.rs_flags & SO_ALLOW_PAGEMODE) == 0;
 	r->returned = 0;
 	r->filtered = 0;
+	r->kf_removed_run = 0;
 	if (r->generic)
 		return;
 	if (child->instrument)
@@ -443,15 +466,22 @@ gpuhash_heap_reader_next(GpuhashHeapReader *r, Datum *values, bool *isnull)
 				r->filtered++;
 				continue;
 			}
+			if (!key_filter_keeps(r, values, isnull))
+				continue;
 			r->returned++;
 			return true;
 		}
 		if (unlikely(!r->pipe_tried) && r->page != NULL)
 		{
-			/* a page is done: count it, and after enough of them decide on the thread */
+			/*
+			 * A page is done: count it, and after enough of them decide on
+			 * the key filter, then on the thread, which then sees only the
+			 * rows the filter keeps.
+			 */
 			r->sample_rows += r->scan->rs_ntuples;
 			if (++r->sample_pages >= READ_AHEAD_SAMPLE_PAGES)
 			{
+				weigh_key_filter(r);
 				r->sample_passed += r->returned;
 				gpuhash_read_ahead_try(r);
 				if (r->pipe)
@@ -479,15 +509,17 @@ gpuhash_heap_reader_pause(GpuhashHeapReader *r)
 		r->scan->rs_cindex = r->index;
 	if (!r->pipe_tried)
 		r->sample_passed += r->returned;
+	/* the key filter's rows are the Seq Scan's output, removed by the join */
 	if (pgstat_should_count_relation(rel))
-		rel->pgstat_info->t_counts.t_tuples_returned += r->returned + r->filtered;
+		rel->pgstat_info->t_counts.t_tuples_returned += r->returned + r->kf_removed_run + r->filtered;
 	if (child->instrument)
 	{
-		InstrStopNode(child->instrument, (double) r->returned);
+		InstrStopNode(child->instrument, (double) (r->returned + r->kf_removed_run));
 		InstrCountFiltered1(child, r->filtered);
 	}
 	r->returned = 0;
 	r->filtered = 0;
+	r->kf_removed_run = 0;
 #endif
 }
 
@@ -514,4 +546,40 @@ void
 gpuhash_heap_reader_set_participants(GpuhashHeapReader *r, int n)
 {
 	r->participants = Max(n, 1);
+}
+
+/*
+ * Test each row's key against a join's filter of its table's keys
+ * (ght_keyfilter.h) as it is read, before it is handed on, and drop those
+ * it refuses: for a join that returns only rows with a match.  col and
+ * col2 (< 0: none) are the output columns of the key, of types type and
+ * type2, packed as the join packs them.  The filter (nwords words) must
+ * outlive the reading; NULL removes it.  Call it before a run of _begin
+ * and _next calls, with nothing read ahead.
+ */
+void
+gpuhash_heap_reader_set_key_filter(GpuhashHeapReader *r, const uint64 *words, uint64 nwords,
+								   int col, Oid type, int col2, Oid type2)
+{
+#if PG_VERSION_NUM < 170000
+	/* a filter found useless is not tried again on a rescan */
+	r->kf.words = r->kf_dropped ? NULL : words;
+	r->kf.nwords = nwords;
+	r->kf.col[0] = col;
+	r->kf.col[1] = col2;
+	r->kf.att[0] = r->attno[col];
+	r->kf.att[1] = col2 >= 0 ? r->attno[col2] : -1;
+	r->kf.type[0] = type;
+	r->kf.type[1] = type2;
+	if (r->pipe)
+		gpuhash_read_ahead_key_filter(r);
+#endif
+}
+
+/* Rows the key filter removed, and whether it was switched off after its first rows. */
+void
+gpuhash_heap_reader_key_filter_stats(const GpuhashHeapReader *r, uint64 *removed, bool *dropped)
+{
+	*removed = r->kf_removed;
+	*dropped = r->kf_dropped;
 }

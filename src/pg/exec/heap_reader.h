@@ -45,6 +45,17 @@ extern void gpuhash_heap_reader_set_participants(GpuhashHeapReader *r, int n);
 /* Did a helper thread deform and filter its pages (gpuhash.read_thread)? */
 extern bool gpuhash_heap_reader_threaded(const GpuhashHeapReader *r);
 
+/*
+ * A join's Bloom filter of its table's keys, tested on each row's key (the
+ * output columns col and col2, < 0 for none) as the row is read; rows it
+ * refuses are not handed on.  See heap_reader.c.
+ */
+extern void gpuhash_heap_reader_set_key_filter(GpuhashHeapReader *r, const uint64 *words,
+											   uint64 nwords, int col, Oid type, int col2,
+											   Oid type2);
+extern void gpuhash_heap_reader_key_filter_stats(const GpuhashHeapReader *r, uint64 *removed,
+												 bool *dropped);
+
 #pragma GCC visibility pop
 
 #endif

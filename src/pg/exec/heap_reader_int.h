@@ -11,6 +11,7 @@
 #include "access/tupmacs.h"
 #include "executor/executor.h"
 
+#include "ght_keyfilter.h"
 #include "heap_reader.h"
 #include "scan_filter.h"
 
@@ -23,6 +24,16 @@ typedef struct WalkAtt
 	char		align;
 	bool		byval;
 } WalkAtt;
+
+/* a join's Bloom filter of its table's keys, and where a row's key is */
+typedef struct KeyFilter
+{
+	const uint64 *words;		/* NULL: none, or switched off */
+	uint64		nwords;
+	int			col[2];			/* the key's output columns (col[1] < 0: one) */
+	int			att[2];			/* ... their heap attributes */
+	Oid			type[2];
+} KeyFilter;
 
 struct GpuhashHeapReader
 {
@@ -48,6 +59,14 @@ struct GpuhashHeapReader
 	bool	   *wisnull;
 	int			nrest;			/* quals left to the executor */
 	bool		filter_calls;	/* the compiled quals call functions */
+
+	/* a join's filter of its table's keys (gpuhash_heap_reader_set_key_filter) */
+	KeyFilter	kf;
+	bool		kf_decided;		/* its first rows have been weighed */
+	bool		kf_dropped;		/* ... and it removed too few of them to keep */
+	uint64		kf_tested;		/* rows it tested before the weighing */
+	uint64		kf_removed;		/* rows it removed, in all */
+	uint64		kf_removed_run; /* ... since _begin (the Seq Scan returned them) */
 
 	/* pages deformed by a helper thread (gpuhash.read_thread), or NULL */
 	struct GpuhashReadAhead *pipe;
@@ -91,6 +110,46 @@ filter_pass(GpuhashHeapReader *r, const Datum *values, const bool *isnull)
 	pass = gpuhash_scan_filter_pass(r->filter, values, isnull);
 	MemoryContextSwitchTo(old);
 	return pass;
+}
+
+/*
+ * Might the row whose key columns are at idx[0] and idx[1] (< 0: none) of
+ * values match the join's table?  A NULL key matches nothing.  It reads
+ * nothing but its arguments and the filter, so the read thread may call it.
+ */
+static inline bool
+key_filter_pass(const KeyFilter *kf, const int *idx, const Datum *values, const bool *isnull)
+{
+	int64		key;
+
+	if (isnull[idx[0]])
+		return false;
+	key = gpuhash_key_value(kf->type[0], values[idx[0]]);
+	if (idx[1] >= 0)
+	{
+		if (isnull[idx[1]])
+			return false;
+		key = gpuhash_pack_keys(key, gpuhash_key_value(kf->type[1], values[idx[1]]));
+	}
+	return ght_keyfilter_may_contain(kf->words, kf->nwords, key);
+}
+
+/*
+ * A row is about to be handed on, its output columns in values: false when
+ * the key filter removes it.
+ */
+static inline bool
+key_filter_keeps(GpuhashHeapReader *r, const Datum *values, const bool *isnull)
+{
+	if (likely(r->kf.words == NULL))
+		return true;
+	if (!r->kf_decided)
+		r->kf_tested++;
+	if (key_filter_pass(&r->kf, r->kf.col, values, isnull))
+		return true;
+	r->kf_removed++;
+	r->kf_removed_run++;
+	return false;
 }
 
 /*
@@ -145,6 +204,7 @@ extern void gpuhash_read_ahead_try(GpuhashHeapReader *r);
 extern bool gpuhash_read_ahead_next(GpuhashHeapReader *r, Datum *values, bool *isnull);
 extern void gpuhash_read_ahead_reset(GpuhashHeapReader *r);
 extern void gpuhash_read_ahead_end(GpuhashHeapReader *r);
+extern void gpuhash_read_ahead_key_filter(GpuhashHeapReader *r);
 
 #endif
 

@@ -19,6 +19,7 @@
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
 
+#include "ght_keyfilter.h"
 #include "join_state.h"
 
 /* pairs between prefetching a build row and using it */
@@ -68,6 +69,7 @@ gpuhash_join_init_state(GpuJoinState *gj, CustomScan *cscan, const CustomExecMet
 	gj->plan_device = intVal(list_nth(priv, GJ_PRIV_DEVICE));
 	gj->inner_partial = intVal(list_nth(priv, GJ_PRIV_INNER_PARTIAL)) != 0;
 	gj->est_build_rows = floatVal(list_nth(priv, GJ_PRIV_BUILD_ROWS));
+	gj->key_filter = intVal(list_nth(priv, GJ_PRIV_KEY_FILTER)) != 0;
 	gj->key_width = (gj->outer_type == INT8OID || gj->inner_type == INT8OID ||
 					 gj->inner_key2 != 0) ? 8 : 4;
 }
@@ -281,6 +283,12 @@ new_build_handles(GpuJoinState *gj)
 void
 gpuhash_join_reset_build_memory(GpuJoinState *gj)
 {
+	/* the reader lets go of the key filter that goes with the build */
+	if (gj->kf_words && gj->outer_reader)
+		gpuhash_heap_reader_set_key_filter(gj->outer_reader, NULL, 0, gj->outer_key - 1,
+										   gj->outer_type, -1, InvalidOid);
+	gj->kf_words = NULL;
+	gj->kf_nwords = 0;
 	MemoryContextReset(gj->run_cxt);
 	gj->table = gj->build_keys = NULL;
 	if (gj->ctx)
@@ -456,18 +464,13 @@ next_row(GpuJoinState *gj, PlanState *side, GpuhashHeapReader *reader,
 
 /*
  * The hash key of a row whose key is the column at attno of type, or, with
- * attno2, that column's and attno2's 4-byte values packed into 8 bytes, the
- * first in the high half: two rows' packed keys are equal exactly when
- * both pairs of values are.  false when a key column is NULL: the row can
- * match nothing.
+ * attno2, that column's and attno2's values packed (gpuhash_pack_keys).
+ * false when a key column is NULL: the row can match nothing.
  */
 static inline bool
 row_key(const Datum *values, const bool *isnull, AttrNumber attno, Oid type,
 		AttrNumber attno2, Oid type2, int64 *key)
 {
-	uint32		hi,
-				lo;
-
 	if (isnull[attno - 1])
 		return false;
 	if (attno2 == 0)
@@ -477,9 +480,8 @@ row_key(const Datum *values, const bool *isnull, AttrNumber attno, Oid type,
 	}
 	if (isnull[attno2 - 1])
 		return false;
-	hi = (uint32) gpuhash_key_value(type, values[attno - 1]);
-	lo = (uint32) gpuhash_key_value(type2, values[attno2 - 1]);
-	*key = (int64) (((uint64) hi << 32) | lo);
+	*key = gpuhash_pack_keys(gpuhash_key_value(type, values[attno - 1]),
+							 gpuhash_key_value(type2, values[attno2 - 1]));
 	return true;
 }
 
@@ -627,14 +629,64 @@ gpuhash_join_build_table(GpuJoinState *gj, const void *keys, const void *payload
 	gj->stats.table_bytes = st.bytes;
 }
 
+/*
+ * The words of a key filter for nkeys keys, if this node tests its outer
+ * rows against one: it was planned (join_path.c), the outer side is read
+ * directly, and the join drops the rows without a match; else 0.
+ */
+uint64
+gpuhash_join_key_filter_words(GpuJoinState *gj, double nkeys)
+{
+	if (!gj->key_filter || gj->scan_only || gj->outer_reader == NULL || gj->outer_child != NULL ||
+		(gj->jointype != JOIN_INNER && gj->jointype != JOIN_SEMI))
+		return 0;
+	return ght_keyfilter_words(nkeys);
+}
+
+/* A zeroed key filter of nwords words in run_cxt, for this build. */
+uint64 *
+gpuhash_join_new_key_filter(GpuJoinState *gj, uint64 nwords)
+{
+	gj->kf_nwords = nwords;
+	gj->kf_words = MemoryContextAllocExtended(gj->run_cxt, nwords * sizeof(uint64),
+											  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	return gj->kf_words;
+}
+
+/* The build is done: the outer reader tests its rows against the key filter, if there is one. */
+static void
+use_key_filter(GpuJoinState *gj)
+{
+	if (gj->kf_words == NULL || gj->table_empty)
+		return;
+	gpuhash_heap_reader_set_key_filter(gj->outer_reader, gj->kf_words, gj->kf_nwords,
+									   gj->outer_key - 1, gj->outer_type,
+									   gj->outer_key2 - 1, gj->outer_type2);
+	gj->stats.kf_bytes = gj->kf_nwords * sizeof(uint64);
+}
+
+/* The key filter's figures, from the reader, for EXPLAIN ANALYZE. */
+void
+gpuhash_join_note_key_filter(GpuJoinState *gj)
+{
+	if (gj->outer_reader && gj->stats.kf_bytes > 0)
+		gpuhash_heap_reader_key_filter_stats(gj->outer_reader, &gj->stats.kf_removed,
+											 &gj->stats.kf_dropped);
+}
+
 static void
 build_local(GpuJoinState *gj)
 {
 	GpuhashRes *keys;
 	uint64		nkeys;
 	void	   *payloads = NULL;
+	uint64		kf_nwords;
 
 	keys = gpuhash_join_collect(gj, &gj->inner, &nkeys);
+	kf_nwords = gpuhash_join_key_filter_words(gj, (double) nkeys);
+	if (kf_nwords > 0)
+		ght_keyfilter_add(gpuhash_join_new_key_filter(gj, kf_nwords), kf_nwords, keys->ptr,
+						  gj->key_width, nkeys, false);
 	gpuhash_join_ctx(gj);
 	/* with no value column, row numbers serve as payloads and go unread */
 	gj->inner_in_table = gj->inline_ok;
@@ -686,6 +738,7 @@ build(GpuJoinState *gj)
 	gj->built = true;
 	ght_table_brief(gj->table->ptr, &st);
 	gj->table_empty = st.rows == 0;
+	use_key_filter(gj);
 
 	/* the outer batch: columns, keys, and per-row flags */
 	gpuhash_store_init(&gj->outer, gj->batch_cxt,
@@ -1318,6 +1371,51 @@ explain_stats(const GpuJoinStats *s, ExplainState *es)
 	ExplainPropertyUInteger("Peak Device Memory", "kB", (s->peak_device_bytes + 1023) / 1024, es);
 }
 
+/*
+ * The outer rows' key filter, over all the participants: its size, the rows
+ * it removed, and in how many participants it was switched off.
+ */
+static void
+explain_key_filter(GpuJoinState *gj, ExplainState *es)
+{
+	int			n = gj->all_stats ? gj->nparticipants : 1;
+	uint64		bytes = 0,
+				removed = 0;
+	int			used = 0,
+				dropped = 0;
+
+	gpuhash_join_note_key_filter(gj);
+	for (int i = 0; i < n; i++)
+	{
+		const GpuJoinStats *s = gj->all_stats ? &gj->all_stats[i] : &gj->stats;
+
+		if (!s->ran || s->kf_bytes == 0)
+			continue;
+		used++;
+		bytes = Max(bytes, s->kf_bytes);
+		removed += s->kf_removed;
+		dropped += s->kf_dropped;
+	}
+	if (used == 0)
+		return;
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		StringInfoData buf;
+
+		initStringInfo(&buf);
+		appendStringInfo(&buf, "%llu kB, removed %llu outer rows",
+						 (unsigned long long) ((bytes + 1023) / 1024), (unsigned long long) removed);
+		if (dropped > 0)
+			appendStringInfo(&buf, ", switched off after its first rows in %d of %d participants",
+							 dropped, used);
+		ExplainPropertyText("Key Filter", buf.data, es);
+		return;
+	}
+	ExplainPropertyUInteger("Key Filter Memory", "kB", (bytes + 1023) / 1024, es);
+	ExplainPropertyUInteger("Key Filter Rows Removed", NULL, removed, es);
+	ExplainPropertyInteger("Key Filter Switched Off", NULL, dropped, es);
+}
+
 /* A side read by a heap reader, and how it filters the rows (EXPLAIN's Direct Scan). */
 static void
 describe_reader(StringInfo buf, const char *side, const GpuhashHeapReader *r)
@@ -1418,6 +1516,7 @@ gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyUInteger("Table Memory", "kB", (built->table_bytes + 1023) / 1024, es);
 	if (gj->keep_inner)
 		ExplainPropertyText("Inner Values", built->inner_in_table ? "in the table" : "build rows", es);
+	explain_key_filter(gj, es);
 	if (gj->all_stats == NULL)
 	{
 		explain_stats(&gj->stats, es);

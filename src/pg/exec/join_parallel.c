@@ -41,6 +41,7 @@
 #include "utils/memutils.h"
 #include "utils/wait_event.h"
 
+#include "ght_keyfilter.h"
 #include "join_state.h"
 
 #define PHASE_COLLECT 0
@@ -54,8 +55,10 @@ struct GpuJoinShared
 	pg_atomic_uint32 leader_builds; /* the leader takes part in COLLECT */
 	bool		inner_in_table; /* the block has no rows: values in the table */
 	dsa_pointer block;			/* merged rows + table image */
+	uint64		kf_nwords;		/* the key filter's words (0: none) */
 	int			nslots;			/* participants: leader, then workers */
-	dsa_pointer parts[FLEXIBLE_ARRAY_MEMBER];	/* [nslots], then stats */
+	dsa_pointer parts[FLEXIBLE_ARRAY_MEMBER];	/* [nslots], then stats, then
+												 * the key filter */
 };
 
 static GpuJoinStats *
@@ -64,11 +67,22 @@ shared_stats(GpuJoinShared *sh)
 	return (GpuJoinStats *) MAXALIGN(&sh->parts[sh->nslots]);
 }
 
-Size
-gpuhash_join_shared_size(int nslots)
+/*
+ * The Bloom filter of the build keys, to which each participant adds the
+ * keys it reads; sized by the planner's estimate of the build rows, as it
+ * is made before they are read.
+ */
+static uint64 *
+shared_key_filter(GpuJoinShared *sh)
 {
-	return MAXALIGN(offsetof(GpuJoinShared, parts) + nslots * sizeof(dsa_pointer)) +
-		nslots * sizeof(GpuJoinStats);
+	return (uint64 *) MAXALIGN(shared_stats(sh) + sh->nslots);
+}
+
+Size
+gpuhash_join_shared_size(int nslots, uint64 kf_nwords)
+{
+	return MAXALIGN(MAXALIGN(offsetof(GpuJoinShared, parts) + nslots * sizeof(dsa_pointer)) +
+					nslots * sizeof(GpuJoinStats)) + kf_nwords * sizeof(uint64);
 }
 
 static int
@@ -78,7 +92,7 @@ my_slot(void)
 }
 
 static void
-shared_reset(GpuJoinShared *sh, int nslots)
+shared_reset(GpuJoinShared *sh, int nslots, uint64 kf_nwords)
 {
 	BarrierInit(&sh->barrier, 0);
 	pg_atomic_init_u32(&sh->inner_claimed, 0);
@@ -89,12 +103,22 @@ shared_reset(GpuJoinShared *sh, int nslots)
 	for (int i = 0; i < nslots; i++)
 		sh->parts[i] = InvalidDsaPointer;
 	memset(shared_stats(sh), 0, nslots * sizeof(GpuJoinStats));
+	sh->kf_nwords = kf_nwords;
+	memset(shared_key_filter(sh), 0, kf_nwords * sizeof(uint64));
+}
+
+static uint64
+shared_key_filter_words(CustomScanState *node)
+{
+	GpuJoinState *gj = (GpuJoinState *) node;
+
+	return gpuhash_join_key_filter_words(gj, gj->est_build_rows);
 }
 
 Size
 gpuhash_join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
-	return gpuhash_join_shared_size(pcxt->nworkers + 1);
+	return gpuhash_join_shared_size(pcxt->nworkers + 1, shared_key_filter_words(node));
 }
 
 void
@@ -102,7 +126,7 @@ gpuhash_join_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordi
 {
 	GpuJoinState *gj = (GpuJoinState *) node;
 
-	shared_reset((GpuJoinShared *) coordinate, pcxt->nworkers + 1);
+	shared_reset((GpuJoinShared *) coordinate, pcxt->nworkers + 1, shared_key_filter_words(node));
 	gj->shared = coordinate;
 	gj->nparticipants = pcxt->nworkers + 1;
 
@@ -140,7 +164,7 @@ gpuhash_join_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coor
 			if (DsaPointerIsValid(sh->parts[i]))
 				dsa_free(area, sh->parts[i]);
 	}
-	shared_reset(sh, sh->nslots);
+	shared_reset(sh, sh->nslots, sh->kf_nwords);
 }
 
 void
@@ -185,6 +209,7 @@ gpuhash_join_publish_stats(GpuJoinState *gj)
 {
 	int			slot = my_slot();
 
+	gpuhash_join_note_key_filter(gj);
 	if (gj->shared != NULL && slot < gj->shared->nslots && gj->stats.ran)
 		shared_stats(gj->shared)[slot] = gj->stats;
 }
@@ -261,6 +286,9 @@ collect_part(GpuJoinState *gj)
 	if (slot >= sh->nslots)
 		elog(ERROR, "gpuhash: parallel participant %d beyond the %d planned", slot, sh->nslots);
 	keys = gpuhash_join_collect(gj, &store, &nkeys);
+	if (sh->kf_nwords > 0)
+		ght_keyfilter_add(shared_key_filter(sh), sh->kf_nwords, keys->ptr, gj->key_width, nkeys,
+						  true);
 	/* the inner values as payloads too, converted here and not by the builder */
 	if (gj->inline_ok && gj->inner_val >= 0)
 		payload_width = gj->payload_width;
@@ -405,6 +433,10 @@ attach_block(GpuJoinState *gj)
 					  "attach the shared hash table");
 		gj->stats.attach_ms += elapsed_ms_since(start);
 	}
+	/* every participant that read build rows has added their keys: each takes its own copy */
+	if (gj->shared->kf_nwords > 0)
+		memcpy(gpuhash_join_new_key_filter(gj, gj->shared->kf_nwords),
+			   shared_key_filter(gj->shared), gj->shared->kf_nwords * sizeof(uint64));
 	gpuhash_join_start_overlap(gj, image, image_bytes);
 }
 

@@ -46,6 +46,9 @@ typedef struct GpuJoinStats
 	uint64		batches;
 	uint64		table_bytes;	/* hash table memory on its device */
 	uint64		peak_device_bytes;	/* context's device memory, at most */
+	uint64		kf_bytes;		/* the outer rows' key filter: its size, */
+	uint64		kf_removed;		/* ... the rows it removed, */
+	bool		kf_dropped;		/* ... switched off after its first rows */
 } GpuJoinStats;
 
 typedef enum GpuJoinEmit
@@ -81,6 +84,7 @@ typedef struct GpuJoinState
 	ght_device	plan_device;
 	bool		inner_partial;
 	double		est_build_rows;
+	bool		key_filter;		/* planned: see kf_words */
 	ExprState  *join_qual;		/* the join clauses besides the hash clause */
 	int			n_join_quals;
 	int			n_outer;		/* columns of the outer plan */
@@ -130,6 +134,13 @@ typedef struct GpuJoinState
 	uint32	   *key_row;		/* anti and left: batch row of each key */
 	bool		outer_done;
 	bool		table_empty;	/* the build holds no row */
+
+	/*
+	 * A Bloom filter of the table's keys that the outer reader tests its
+	 * rows' keys against (ght_keyfilter.h), in run_cxt, or NULL.
+	 */
+	uint64	   *kf_words;
+	uint64		kf_nwords;
 
 	GpuJoinEmit emit;
 	GpuhashRes *probe;
@@ -281,7 +292,10 @@ extern void gpuhash_join_shutdown(CustomScanState *node);
 extern void gpuhash_join_build_shared(GpuJoinState *gj);
 extern void gpuhash_join_detach(GpuJoinState *gj);
 extern void gpuhash_join_publish_stats(GpuJoinState *gj);
-extern Size gpuhash_join_shared_size(int nparticipants);
+extern Size gpuhash_join_shared_size(int nparticipants, uint64 kf_nwords);
+extern uint64 gpuhash_join_key_filter_words(GpuJoinState *gj, double nkeys);
+extern uint64 *gpuhash_join_new_key_filter(GpuJoinState *gj, uint64 nwords);
+extern void gpuhash_join_note_key_filter(GpuJoinState *gj);
 
 #pragma GCC visibility pop
 

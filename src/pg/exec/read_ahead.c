@@ -49,6 +49,7 @@ typedef struct ReadSlot
 	/* written by the thread */
 	int			nout;
 	uint32		filtered;
+	uint32		kf_removed;		/* rows the key filter removed */
 	uint8		kind[MaxHeapTuplesPerPage];
 	OffsetNumber out_off[MaxHeapTuplesPerPage];
 	Datum	   *values;			/* nout rows of natts_needed attributes */
@@ -69,6 +70,12 @@ typedef struct GpuhashReadAhead
 	int			natts_needed;
 	const struct WalkAtt *watt;
 	const GpuhashScanFilter *filter;
+
+	/*
+	 * The reader's key filter, copied while nothing is in flight: the
+	 * backend may change its own between runs.
+	 */
+	KeyFilter	kf;
 } ReadAhead;
 
 
@@ -81,6 +88,7 @@ pipe_work(void *arg, uint64 seq)
 	int			nn = p->natts_needed;
 	int			nout = 0;
 	uint32		filtered = 0;
+	uint32		kf_removed = 0;
 
 	for (int i = 0; i < sl->ntup; i++)
 	{
@@ -89,29 +97,29 @@ pipe_work(void *arg, uint64 seq)
 		HeapTupleHeader td = (HeapTupleHeader) PageGetItem(sl->page, lpp);
 		Datum	   *hv = sl->values + (size_t) nout * nn;
 		bool	   *hn = sl->isnull + (size_t) nout * nn;
+		int			pass;
 
 		sl->out_off[nout] = lineoff;
 		if (HeapTupleHeaderGetNatts(td) < nn ||
 			!walk_atts(p->watt, nn, td, ItemIdGetLength(lpp), hv, hn))
+		{
 			sl->kind[nout++] = ROW_SLOT;
-		else if (p->filter == NULL)
-			sl->kind[nout++] = ROW_PASS;
+			continue;
+		}
+		pass = p->filter == NULL ? 1 : gpuhash_scan_filter_pass_pure(p->filter, hv, hn);
+		if (pass == 0)
+			filtered++;
+		else if (pass < 0)
+			sl->kind[nout++] = ROW_CHECK;
+		/* the key filter comes after the quals, as in the backend */
+		else if (p->kf.words != NULL && !key_filter_pass(&p->kf, p->kf.att, hv, hn))
+			kf_removed++;
 		else
-			switch (gpuhash_scan_filter_pass_pure(p->filter, hv, hn))
-			{
-				case 1:
-					sl->kind[nout++] = ROW_PASS;
-					break;
-				case 0:
-					filtered++;
-					break;
-				default:
-					sl->kind[nout++] = ROW_CHECK;
-					break;
-			}
+			sl->kind[nout++] = ROW_PASS;
 	}
 	sl->nout = nout;
 	sl->filtered = filtered;
+	sl->kf_removed = kf_removed;
 }
 
 /* Let go of the pinned slots and start numbering them again; the thread is stopped. */
@@ -196,7 +204,7 @@ gpuhash_read_ahead_try(GpuhashHeapReader *r)
 
 	r->pipe_tried = true;
 	if (!gpuhash_read_thread || r->generic || r->in_place || r->rest != NULL || nn == 0 ||
-		r->filter == NULL ||
+		(r->filter == NULL && r->kf.words == NULL) ||
 		r->sample_passed * READ_THREAD_PASS_DIV > r->sample_rows ||
 		(r->participants > 1 && 2 * r->participants > online_cpus()))
 		return;
@@ -225,6 +233,7 @@ gpuhash_read_ahead_try(GpuhashHeapReader *r)
 		p->natts_needed = nn;
 		p->watt = r->watt;
 		p->filter = r->filter;
+		p->kf = r->kf;
 		p->thread = gpuhash_page_thread_create(pipe_work, p, &why);
 	}
 	if (why != NULL)
@@ -296,6 +305,8 @@ gpuhash_read_ahead_next(GpuhashHeapReader *r, Datum *values, bool *isnull)
 						r->filtered++;
 						continue;
 					}
+					if (!key_filter_keeps(r, values, isnull))
+						continue;
 					r->returned++;
 					return true;
 				}
@@ -309,6 +320,9 @@ gpuhash_read_ahead_next(GpuhashHeapReader *r, Datum *values, bool *isnull)
 					values[c] = hv[r->attno[c]];
 					isnull[c] = hn[r->attno[c]];
 				}
+				/* the thread tested the key of the rows it passed */
+				if (sl->kind[k] == ROW_CHECK && !key_filter_keeps(r, values, isnull))
+					continue;
 				r->returned++;
 				return true;
 			}
@@ -325,6 +339,8 @@ gpuhash_read_ahead_next(GpuhashHeapReader *r, Datum *values, bool *isnull)
 		gpuhash_page_thread_wait(p->thread, p->head);
 		p->head_ready = true;
 		r->filtered += p->slots[p->head % READ_SLOTS].filtered;
+		r->kf_removed += p->slots[p->head % READ_SLOTS].kf_removed;
+		r->kf_removed_run += p->slots[p->head % READ_SLOTS].kf_removed;
 	}
 }
 
@@ -349,6 +365,16 @@ gpuhash_read_ahead_end(GpuhashHeapReader *r)
 	pipe_release(r->pipe);
 	pipe_free(r->pipe);
 	r->pipe = NULL;
+}
+
+/*
+ * The reader's key filter changed (between runs, with nothing in flight):
+ * the thread takes the new one with the next pages.
+ */
+void
+gpuhash_read_ahead_key_filter(GpuhashHeapReader *r)
+{
+	r->pipe->kf = r->kf;
 }
 
 #endif

@@ -23,6 +23,7 @@ extern bool gpuhash_direct_scan;
 extern bool gpuhash_read_thread;
 extern bool gpuhash_overlap_probes;
 extern bool gpuhash_chain_batches;
+extern bool gpuhash_key_filter;
 
 /*
  * The plan's custom_private, a list of Integer nodes in this order (plus the
@@ -47,6 +48,8 @@ enum
 	GJ_PRIV_DEVICE,				/* ght_device the planner expected */
 	GJ_PRIV_INNER_PARTIAL,		/* inner plan is split among workers */
 	GJ_PRIV_BUILD_ROWS,			/* Float: estimated build rows */
+	GJ_PRIV_KEY_FILTER,			/* the outer side's rows are tested against a
+								 * Bloom filter of the table's keys */
 	GJ_PRIV_COUNT,
 	/* GpuHashAggregate only (join_agg.h) */
 	GJ_PRIV_AGGS = GJ_PRIV_COUNT,	/* List of aggregates */

@@ -85,6 +85,9 @@ typedef struct HashClause
  */
 #define GPUHASH_MAX_HASH_CLAUSES 2
 
+/* a key filter is planned where the join is expected to keep under this share of its outer rows */
+#define KEY_FILTER_MAX_MATCH 0.5
+
 typedef struct HashKeys
 {
 	int			n;
@@ -735,6 +738,28 @@ plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
  * join's pushed-down clauses, which filter the joined rows, are returned in
  * *otherquals for the caller to place.
  */
+/*
+ * Should the outer side's rows be tested against a Bloom filter of the
+ * table's keys as they are read (heap_reader.c)?  Only an inner or semi join
+ * drops the rows it refuses, and the test pays only where most rows have no
+ * match: the planner's estimate of the join's rows against its outer side's
+ * says so (of each relation as a whole, so that a partial path's shares do
+ * not matter).  The reader also switches it off when its first rows say
+ * otherwise.
+ */
+static bool
+wants_key_filter(PlannerInfo *root, Relids joinrelids, JoinType jointype, Path *outer)
+{
+	RelOptInfo *joinrel;
+
+	if (!gpuhash_key_filter || (jointype != JOIN_INNER && jointype != JOIN_SEMI))
+		return false;
+	joinrel = find_join_rel(root, joinrelids);
+	if (joinrel == NULL || outer->parent->rows <= 0)
+		return false;
+	return joinrel->rows < KEY_FILTER_MAX_MATCH * outer->parent->rows;
+}
+
 CustomScan *
 gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_path,
 					   List *tlist, List *custom_plans, List **otherquals)
@@ -832,6 +857,8 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 	private = lappend(private, makeInteger(inner_split));
 	/* "%.1f": a Float printed without a point would be read back as an Integer */
 	private = lappend(private, makeFloat(psprintf("%.1f", build_rows)));
+	private = lappend(private, makeInteger(wants_key_filter(root, joinrelids, jointype,
+															linitial(best_path->custom_paths))));
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.scanrelid = 0;
