@@ -1432,6 +1432,8 @@ describe_reader(StringInfo buf, const char *side, const GpuhashHeapReader *r)
 	if (compiled + executor > 0)
 		appendStringInfo(buf, " (filter: %d compiled, %d by the executor%s)", compiled, executor,
 						 gpuhash_heap_reader_threaded(r) ? "; pages taken apart by a helper thread" : "");
+	else if (gpuhash_heap_reader_threaded(r))
+		appendStringInfoString(buf, " (pages taken apart by a helper thread)");
 }
 
 /* EXPLAIN of a node with no join: what it folds, how it reads, and its times. */
