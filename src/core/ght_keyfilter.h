@@ -24,8 +24,13 @@
 #include <stdint.h>
 
 #define GHT_KEYFILTER_BITS_PER_KEY 16
-/* 32 MB: past about 16 M keys the filter gets coarser rather than larger */
-#define GHT_KEYFILTER_MAX_WORDS ((uint64_t) 1 << 22)
+/*
+ * 4 MB, about 2 M keys: a filter that outgrows the processor's caches costs
+ * a memory access a test, about what the probe it would spare costs (a
+ * 20 MB filter made W4 13 % slower, bench/NOTES.md section 31).  Past that
+ * the filter gets coarser rather than larger.
+ */
+#define GHT_KEYFILTER_MAX_WORDS ((uint64_t) 1 << 19)
 
 /* the word and the four bits of a key */
 static inline uint64_t

@@ -172,7 +172,8 @@ static const Setting settings[] = {
 		"Lets a selective GPU hash join drop its outer rows whose keys are not in its table as they are read.",
 		"A Bloom filter of the table's keys is tested as a directly read outer "
 		"side's rows are read, before they are copied and probed. Applies to "
-		"inner and semi joins that the planner expects to drop most outer rows.",
+		"inner and semi joins that the planner expects to drop three in four "
+		"outer rows or more, with at most about two million build rows.",
 		&gpuhash_key_filter, 1, 0, 0, PGC_USERSET, 0, NULL},
 	/* GpuHashAggregate */
 	{"gpuhash.enable_aggregate", SETTING_BOOL,

@@ -40,6 +40,7 @@
 #include "catalog/pg_class.h"
 #include "parser/parsetree.h"
 
+#include "ght_keyfilter.h"
 #include "join_node.h"
 
 static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
@@ -85,8 +86,13 @@ typedef struct HashClause
  */
 #define GPUHASH_MAX_HASH_CLAUSES 2
 
-/* a key filter is planned where the join is expected to keep under this share of its outer rows */
-#define KEY_FILTER_MAX_MATCH 0.5
+/*
+ * A key filter is planned where the join is expected to keep under this
+ * share of its outer rows, and its table to have at most so many keys (the
+ * filter then fits GHT_KEYFILTER_MAX_WORDS at full precision).
+ */
+#define KEY_FILTER_MAX_MATCH 0.25
+#define KEY_FILTER_MAX_BUILD_ROWS (GHT_KEYFILTER_MAX_WORDS * 64 / GHT_KEYFILTER_BITS_PER_KEY)
 
 typedef struct HashKeys
 {
@@ -744,15 +750,17 @@ plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
  * drops the rows it refuses, and the test pays only where most rows have no
  * match: the planner's estimate of the join's rows against its outer side's
  * says so (of each relation as a whole, so that a partial path's shares do
- * not matter).  The reader also switches it off when its first rows say
- * otherwise.
+ * not matter), and where the filter stays in the caches: a small table.
+ * The reader also switches it off when its first rows say otherwise.
  */
 static bool
-wants_key_filter(PlannerInfo *root, Relids joinrelids, JoinType jointype, Path *outer)
+wants_key_filter(PlannerInfo *root, Relids joinrelids, JoinType jointype, Path *outer,
+				 double build_rows)
 {
 	RelOptInfo *joinrel;
 
-	if (!gpuhash_key_filter || (jointype != JOIN_INNER && jointype != JOIN_SEMI))
+	if (!gpuhash_key_filter || (jointype != JOIN_INNER && jointype != JOIN_SEMI) ||
+		build_rows > KEY_FILTER_MAX_BUILD_ROWS)
 		return false;
 	joinrel = find_join_rel(root, joinrelids);
 	if (joinrel == NULL || outer->parent->rows <= 0)
@@ -858,7 +866,8 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 	/* "%.1f": a Float printed without a point would be read back as an Integer */
 	private = lappend(private, makeFloat(psprintf("%.1f", build_rows)));
 	private = lappend(private, makeInteger(wants_key_filter(root, joinrelids, jointype,
-															linitial(best_path->custom_paths))));
+															linitial(best_path->custom_paths),
+															build_rows)));
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.scanrelid = 0;
