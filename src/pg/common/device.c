@@ -44,6 +44,8 @@ static bool trim_registered = false;
 typedef struct PendingGpu
 {
 	bool		running;		/* thread started and not yet joined */
+	int			done;			/* set by the thread as it ends (atomic) */
+	instr_time	started;
 	pthread_t	thread;
 	double		made_ms;		/* the thread's time */
 	int			count;			/* ght_gpu_count */
@@ -155,6 +157,7 @@ make_gpu_context(void *arg)
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_SUBTRACT(end, start);
 	p->made_ms = INSTR_TIME_GET_MILLISEC(end);
+	__atomic_store_n(&p->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -207,6 +210,8 @@ gpuhash_gpu_context_begin(void)
 	/* the thread must never run one of PostgreSQL's signal handlers */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pending.done = 0;
+	INSTR_TIME_SET_CURRENT(pending.started);
 	rc = pthread_create(&pending.thread, NULL, make_gpu_context, &pending);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pending.running = rc == 0;
@@ -349,6 +354,23 @@ gpuhash_gpu_usable(void)
 	if (likely < 0)
 		likely = ght_have_cuda() && !devices_hidden() && device_nodes_present();
 	return likely;
+}
+
+/*
+ * How long ago the helper thread started making this backend's GPU context,
+ * if it is still at it; -1 when it is not (there is a context already, or
+ * none is being made).
+ */
+double
+gpuhash_gpu_context_pending_ms(void)
+{
+	instr_time	now;
+
+	if (!pending.running || __atomic_load_n(&pending.done, __ATOMIC_ACQUIRE))
+		return -1.0;
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, pending.started);
+	return INSTR_TIME_GET_MILLISEC(now);
 }
 
 /* Whether this backend has made its GPU context already. */

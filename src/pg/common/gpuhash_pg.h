@@ -75,6 +75,7 @@ extern ght_ctx *gpuhash_cpu_ctx(void);
 extern bool gpuhash_gpu_usable(void);
 /* Whether this backend has made its GPU context. */
 extern bool gpuhash_gpu_context_ready(void);
+extern double gpuhash_gpu_context_pending_ms(void);
 extern void gpuhash_gpu_context_begin(void);
 /* Arm a context's per-call settings; each SQL call that uses one does so. */
 extern void gpuhash_apply_settings(ght_ctx *ctx);

@@ -353,7 +353,6 @@ build_block(GpuJoinState *gj)
 	Size		block_bytes;
 
 	INSTR_TIME_SET_CURRENT(start);
-	gpuhash_join_ctx(gj);
 	for (int i = 0; i < sh->nslots; i++)
 		if (DsaPointerIsValid(sh->parts[i]))
 		{
@@ -361,6 +360,8 @@ build_block(GpuJoinState *gj)
 			nkeys += gpuhash_flat_rows(parts[nparts]);
 			nparts++;
 		}
+	gpuhash_join_choose_build_device(gj, nkeys);
+	gpuhash_join_ctx(gj);
 
 	/* the keys, in part order, so that row numbers follow the merge */
 	keys = gpuhash_res_host_alloc(gj->build_keys, Max(nkeys, 1) * gj->key_width);
