@@ -33,6 +33,18 @@ typedef struct KeyFilter
 	int			col[2];			/* the key's output columns (col[1] < 0: one) */
 	int			att[2];			/* ... their heap attributes */
 	Oid			type[2];
+
+	/*
+	 * Where the key columns lie at fixed offsets in a tuple without NULLs
+	 * (only fixed-length attributes before them), the key is tested before
+	 * anything else is read: early, with their offsets past t_hoff, and
+	 * the bytes and attributes such a tuple must have.
+	 */
+	bool		early;
+	uint32		off[2];
+	int16		len[2];
+	uint32		end;
+	int			natts;
 } KeyFilter;
 
 struct GpuhashHeapReader
@@ -66,7 +78,7 @@ struct GpuhashHeapReader
 	bool		kf_dropped;		/* ... and it removed too few of them to keep */
 	uint64		kf_tested;		/* rows it tested before the weighing */
 	uint64		kf_removed;		/* rows it removed, in all */
-	uint64		kf_removed_run; /* ... since _begin (the Seq Scan returned them) */
+	uint64		kf_removed_run; /* ... since _begin (the Seq Scan's filter removed them) */
 
 	/* pages deformed by a helper thread (gpuhash.read_thread), or NULL */
 	struct GpuhashReadAhead *pipe;
@@ -132,6 +144,29 @@ key_filter_pass(const KeyFilter *kf, const int *idx, const Datum *values, const 
 		key = gpuhash_pack_keys(key, gpuhash_key_value(kf->type[1], values[idx[1]]));
 	}
 	return ght_keyfilter_may_contain(kf->words, kf->nwords, key);
+}
+
+/*
+ * The early test (KeyFilter.early) of tuple td of len bytes: 1 when the
+ * key may be in the table, 0 when it is not, -1 when the tuple is not one
+ * the early test can read (it has NULLs, or fewer attributes).  It reads
+ * nothing but the tuple and the filter, so the read thread may call it.
+ */
+static inline int
+key_filter_early(const KeyFilter *kf, HeapTupleHeader td, uint32 len)
+{
+	const char *tp;
+	int64		key;
+
+	if ((td->t_infomask & HEAP_HASNULL) || HeapTupleHeaderGetNatts(td) < kf->natts ||
+		td->t_hoff + kf->end > len)
+		return -1;
+	tp = (const char *) td + td->t_hoff;
+	key = gpuhash_key_value(kf->type[0], fetch_att(tp + kf->off[0], true, kf->len[0]));
+	if (kf->col[1] >= 0)
+		key = gpuhash_pack_keys(key, gpuhash_key_value(kf->type[1],
+													   fetch_att(tp + kf->off[1], true, kf->len[1])));
+	return ght_keyfilter_may_contain(kf->words, kf->nwords, key) ? 1 : 0;
 }
 
 /*

@@ -98,8 +98,16 @@ pipe_work(void *arg, uint64 seq)
 		Datum	   *hv = sl->values + (size_t) nout * nn;
 		bool	   *hn = sl->isnull + (size_t) nout * nn;
 		int			pass;
+		int			early;
 
 		sl->out_off[nout] = lineoff;
+		early = p->kf.words != NULL && p->kf.early ?
+			key_filter_early(&p->kf, td, ItemIdGetLength(lpp)) : -1;
+		if (early == 0)
+		{
+			kf_removed++;
+			continue;
+		}
 		if (HeapTupleHeaderGetNatts(td) < nn ||
 			!walk_atts(p->watt, nn, td, ItemIdGetLength(lpp), hv, hn))
 		{
@@ -112,7 +120,7 @@ pipe_work(void *arg, uint64 seq)
 		else if (pass < 0)
 			sl->kind[nout++] = ROW_CHECK;
 		/* the key filter comes after the quals, as in the backend */
-		else if (p->kf.words != NULL && !key_filter_pass(&p->kf, p->kf.att, hv, hn))
+		else if (p->kf.words != NULL && early < 0 && !key_filter_pass(&p->kf, p->kf.att, hv, hn))
 			kf_removed++;
 		else
 			sl->kind[nout++] = ROW_PASS;
