@@ -18,37 +18,33 @@ SET gpuhash.batch_rows = 4096;
 
 \i sql/compare.psql
 
--- The key filter's line of EXPLAIN ANALYZE of q (PostgreSQL's joins off),
--- with the count of rows it removed replaced by whether it removed any;
--- 'no key filter' without one.
-CREATE FUNCTION pg_temp.kf(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE l text; r text := 'no key filter';
+-- What the lines of EXPLAIN ANALYZE of q (PostgreSQL's joins off) that
+-- start with label say.
+CREATE FUNCTION pg_temp.analyzed(q text, label text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE l text;
 BEGIN
   PERFORM set_config('enable_hashjoin', 'off', true);
   PERFORM set_config('enable_mergejoin', 'off', true);
   PERFORM set_config('enable_nestloop', 'off', true);
   FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF l ~ 'Key Filter: ' THEN
-      r := regexp_replace(substring(l from 'Key Filter: (.*)$'), '^\d+ kB, removed (\d+) outer rows',
-                          CASE WHEN substring(l from 'removed (\d+) outer')::bigint > 0
-                               THEN 'removed some outer rows' ELSE 'removed no outer row' END);
-    END IF;
+    IF l ~ ('^\s*' || label || ': ') THEN RETURN NEXT substring(l from label || ': (.*)$'); END IF;
   END LOOP;
-  RETURN r;
 END $$;
 
+-- The key filter's line, with the count of rows it removed replaced by
+-- whether it removed any; 'no key filter' without one.
+CREATE FUNCTION pg_temp.kf(q text) RETURNS text LANGUAGE sql AS $$
+  SELECT coalesce((SELECT regexp_replace(l, '^\d+ kB, removed (\d+) outer rows',
+                                         CASE WHEN substring(l from 'removed (\d+) outer')::bigint > 0
+                                              THEN 'removed some outer rows' ELSE 'removed no outer row' END)
+                   FROM pg_temp.analyzed(q, 'Key Filter') l LIMIT 1), 'no key filter')
+$$;
+
 -- The rows the key filter removed from q's outer side.
-CREATE FUNCTION pg_temp.kf_removed(q text) RETURNS bigint LANGUAGE plpgsql AS $$
-DECLARE l text; r bigint := 0;
-BEGIN
-  PERFORM set_config('enable_hashjoin', 'off', true);
-  PERFORM set_config('enable_mergejoin', 'off', true);
-  PERFORM set_config('enable_nestloop', 'off', true);
-  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF l ~ 'Key Filter: ' THEN r := substring(l from 'removed (\d+) outer')::bigint; END IF;
-  END LOOP;
-  RETURN r;
-END $$;
+CREATE FUNCTION pg_temp.kf_removed(q text) RETURNS bigint LANGUAGE sql AS $$
+  SELECT coalesce((SELECT substring(l from 'removed (\d+) outer')::bigint
+                   FROM pg_temp.analyzed(q, 'Key Filter') l LIMIT 1), 0)
+$$;
 
 -- 60000 fact rows: a text column first (the reader walks each tuple), keys
 -- of every width with NULLs, duplicates and extreme values, and 8-byte keys
@@ -122,19 +118,9 @@ FROM (SELECT pg_temp.kf_removed('SELECT f.id, d.w FROM kf_fact f JOIN kf_dim d O
              (SELECT count(*) FROM kf_fact f WHERE NOT EXISTS (SELECT 1 FROM kf_dim d WHERE d.k4 = f.k4)) AS unmatched) s;
 
 -- its rows are taken apart by the read thread, which sees only the rows the filter keeps
-CREATE FUNCTION pg_temp.direct(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE l text;
-BEGIN
-  PERFORM set_config('enable_hashjoin', 'off', true);
-  PERFORM set_config('enable_mergejoin', 'off', true);
-  PERFORM set_config('enable_nestloop', 'off', true);
-  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF l ~ 'Direct Scan: ' THEN RETURN NEXT substring(l from 'Direct Scan: (.*)$'); END IF;
-  END LOOP;
-END $$;
-SELECT pg_temp.direct('SELECT f.id, d.w FROM kf_fact f JOIN kf_dim d ON f.k4 = d.k4 WHERE f.v < 900');
+SELECT pg_temp.analyzed('SELECT f.id, d.w FROM kf_fact f JOIN kf_dim d ON f.k4 = d.k4 WHERE f.v < 900', 'Direct Scan');
 -- with no filter of its own: the key filter alone removes most rows
-SELECT pg_temp.direct('SELECT f.id, d.w FROM kf_fact f JOIN kf_dim d ON f.k4 = d.k4');
+SELECT pg_temp.analyzed('SELECT f.id, d.w FROM kf_fact f JOIN kf_dim d ON f.k4 = d.k4', 'Direct Scan');
 
 -- keys at fixed offsets (only fixed-length columns before them): tested
 -- before the row is taken apart or its quals are, except in rows with a
