@@ -164,6 +164,28 @@ RESET gpuhash.key_filter;
 ANALYZE kf_stale;
 SELECT pg_temp.kf('SELECT f.id, s.w FROM kf_fact f JOIN kf_stale s ON f.k4 = s.k4');
 
+-- an error while the read thread has pages in flight, with a filter of
+-- 256 kB (freed with the query's memory only after the thread stops), then
+-- the same join again
+CREATE TABLE kf_wide (k4 int, pad text, v int);
+INSERT INTO kf_wide SELECT g, repeat('w', g % 7), g % 1000 FROM generate_series(1, 400000) g;
+CREATE TABLE kf_big (k4 int);
+INSERT INTO kf_big SELECT g * 7 FROM generate_series(1, 70000) g;
+ANALYZE kf_wide, kf_big;
+SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off;
+SELECT pg_temp.kf('SELECT w.v FROM kf_wide w JOIN kf_big b ON w.k4 = b.k4');
+SELECT pg_temp.analyzed('SELECT w.v FROM kf_wide w JOIN kf_big b ON w.k4 = b.k4', 'Direct Scan');
+SELECT sum(w.v / (w.v - w.v)) FROM kf_wide w JOIN kf_big b ON w.k4 = b.k4;
+SELECT count(*), sum(w.v) FROM kf_wide w JOIN kf_big b ON w.k4 = b.k4;
+-- a limit that lets go of the build (and the filter) with pages in flight
+SELECT count(*) FROM (SELECT w.v FROM kf_wide w JOIN kf_big b ON w.k4 = b.k4 LIMIT 10) s;
+RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
+SET gpuhash.enable_join = off;
+SET gpuhash.enable_aggregate = off;
+SELECT count(*), sum(w.v) FROM kf_wide w JOIN kf_big b ON w.k4 = b.k4;
+RESET gpuhash.enable_join;
+RESET gpuhash.enable_aggregate;
+
 -- rebuilt with new parameter values, in a generic plan and below a loop
 SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off;
 SET plan_cache_mode = force_generic_plan;
@@ -198,4 +220,4 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
-DROP TABLE kf_fact, kf_dim, kf_stale, kf_early, corpus, corpus_early;
+DROP TABLE kf_fact, kf_dim, kf_stale, kf_early, kf_wide, kf_big, corpus, corpus_early;

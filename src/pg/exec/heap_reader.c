@@ -614,13 +614,18 @@ key_filter_offsets(GpuhashHeapReader *r)
  * col2 (< 0: none) are the output columns of the key, of types type and
  * type2, packed as the join packs them.  The filter (nwords words) must
  * outlive the reading; NULL removes it.  Call it before a run of _begin
- * and _next calls, with nothing read ahead.
+ * and _next calls.  A read thread's pages in flight are let go when the
+ * filter changes, as at a rescan: the join sets a filter before it reads
+ * and removes it when it lets go of its build (a rescan, or no more rows
+ * wanted), and the thread must not read a filter being freed.
  */
 void
 gpuhash_heap_reader_set_key_filter(GpuhashHeapReader *r, const uint64 *words, uint64 nwords,
 								   int col, Oid type, int col2, Oid type2)
 {
 #if PG_VERSION_NUM < 170000
+	if (r->pipe && words != r->kf.words)
+		gpuhash_read_ahead_reset(r);
 	/* a filter found useless is not tried again on a rescan */
 	r->kf.words = r->kf_dropped ? NULL : words;
 	r->kf.nwords = nwords;

@@ -283,10 +283,14 @@ new_build_handles(GpuJoinState *gj)
 void
 gpuhash_join_reset_build_memory(GpuJoinState *gj)
 {
-	/* the reader lets go of the key filter that goes with the build */
-	if (gj->kf_words && gj->outer_reader)
-		gpuhash_heap_reader_set_key_filter(gj->outer_reader, NULL, 0, gj->outer_key - 1,
-										   gj->outer_type, -1, InvalidOid);
+	/* the reader (and its thread) let go of the key filter before it is freed */
+	if (gj->kf_words)
+	{
+		if (gj->outer_reader)
+			gpuhash_heap_reader_set_key_filter(gj->outer_reader, NULL, 0, gj->outer_key - 1,
+											   gj->outer_type, -1, InvalidOid);
+		pfree(gj->kf_words);
+	}
 	gj->kf_words = NULL;
 	gj->kf_nwords = 0;
 	MemoryContextReset(gj->run_cxt);
@@ -643,12 +647,19 @@ gpuhash_join_key_filter_words(GpuJoinState *gj, double nkeys)
 	return ght_keyfilter_words(nkeys);
 }
 
-/* A zeroed key filter of nwords words in run_cxt, for this build. */
+/*
+ * A zeroed key filter of nwords words for this build.  It is freed with the
+ * build (gpuhash_join_reset_build_memory), but allocated in the query's
+ * context, as the reader is, not in run_cxt: when a failed query's memory
+ * goes, child contexts such as run_cxt are freed before the query context's
+ * callbacks stop the reader's thread, which may still be testing keys.
+ */
 uint64 *
 gpuhash_join_new_key_filter(GpuJoinState *gj, uint64 nwords)
 {
 	gj->kf_nwords = nwords;
-	gj->kf_words = MemoryContextAllocExtended(gj->run_cxt, nwords * sizeof(uint64),
+	gj->kf_words = MemoryContextAllocExtended(gj->css.ss.ps.state->es_query_cxt,
+											  nwords * sizeof(uint64),
 											  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	return gj->kf_words;
 }

@@ -138,7 +138,7 @@ typedef struct GpuJoinState
 
 	/*
 	 * A Bloom filter of the table's keys that the outer reader tests its
-	 * rows' keys against (ght_keyfilter.h), in run_cxt, or NULL.
+	 * rows' keys against (ght_keyfilter.h), or NULL.
 	 */
 	uint64	   *kf_words;
 	uint64		kf_nwords;
