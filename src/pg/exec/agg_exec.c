@@ -1820,9 +1820,7 @@ explain_aggs(GpuJoinState *gj, List *context, bool useprefix, ExplainState *es)
 static Size
 join_part_size(GpuJoinState *gj, int nparticipants)
 {
-	return gj->scan_only ? 0 :
-		MAXALIGN(gpuhash_join_shared_size(nparticipants,
-										  gpuhash_join_key_filter_words(gj, gj->est_build_rows)));
+	return gj->scan_only ? 0 : MAXALIGN(gpuhash_join_shared_size(gj, nparticipants));
 }
 
 static Size

@@ -125,48 +125,49 @@ filter_pass(GpuhashHeapReader *r, const Datum *values, const bool *isnull)
 }
 
 /*
+ * May the key of datums first and second (when the key has two columns)
+ * be in the join's table?  It reads nothing but its arguments and the
+ * filter, so the read thread may call it, as the two tests below.
+ */
+static inline bool
+key_filter_has(const KeyFilter *kf, Datum first, Datum second)
+{
+	int64		key = gpuhash_key_value(kf->type[0], first);
+
+	if (kf->col[1] >= 0)
+		key = gpuhash_pack_keys(key, gpuhash_key_value(kf->type[1], second));
+	return ght_keyfilter_may_contain(kf->words, kf->nwords, key);
+}
+
+/*
  * Might the row whose key columns are at idx[0] and idx[1] (< 0: none) of
- * values match the join's table?  A NULL key matches nothing.  It reads
- * nothing but its arguments and the filter, so the read thread may call it.
+ * values match the join's table?  A NULL key matches nothing.
  */
 static inline bool
 key_filter_pass(const KeyFilter *kf, const int *idx, const Datum *values, const bool *isnull)
 {
-	int64		key;
-
-	if (isnull[idx[0]])
+	if (isnull[idx[0]] || (idx[1] >= 0 && isnull[idx[1]]))
 		return false;
-	key = gpuhash_key_value(kf->type[0], values[idx[0]]);
-	if (idx[1] >= 0)
-	{
-		if (isnull[idx[1]])
-			return false;
-		key = gpuhash_pack_keys(key, gpuhash_key_value(kf->type[1], values[idx[1]]));
-	}
-	return ght_keyfilter_may_contain(kf->words, kf->nwords, key);
+	return key_filter_has(kf, values[idx[0]], idx[1] >= 0 ? values[idx[1]] : (Datum) 0);
 }
 
 /*
  * The early test (KeyFilter.early) of tuple td of len bytes: 1 when the
  * key may be in the table, 0 when it is not, -1 when the tuple is not one
- * the early test can read (it has NULLs, or fewer attributes).  It reads
- * nothing but the tuple and the filter, so the read thread may call it.
+ * the early test can read (it has NULLs, or fewer attributes).
  */
 static inline int
 key_filter_early(const KeyFilter *kf, HeapTupleHeader td, uint32 len)
 {
 	const char *tp;
-	int64		key;
 
 	if ((td->t_infomask & HEAP_HASNULL) || HeapTupleHeaderGetNatts(td) < kf->natts ||
 		td->t_hoff + kf->end > len)
 		return -1;
 	tp = (const char *) td + td->t_hoff;
-	key = gpuhash_key_value(kf->type[0], fetch_att(tp + kf->off[0], true, kf->len[0]));
-	if (kf->col[1] >= 0)
-		key = gpuhash_pack_keys(key, gpuhash_key_value(kf->type[1],
-													   fetch_att(tp + kf->off[1], true, kf->len[1])));
-	return ght_keyfilter_may_contain(kf->words, kf->nwords, key) ? 1 : 0;
+	return key_filter_has(kf, fetch_att(tp + kf->off[0], true, kf->len[0]),
+						  kf->col[1] >= 0 ? fetch_att(tp + kf->off[1], true, kf->len[1]) : (Datum) 0)
+		? 1 : 0;
 }
 
 /*

@@ -685,39 +685,6 @@ gpuhash_join_note_key_filter(GpuJoinState *gj)
 											 &gj->stats.kf_dropped);
 }
 
-/*
- * About what the CPU takes to build a table, per key (W1's 10 M keys in
- * 1.4 s on the H100 host, bench/NOTES.md section 13), and what a backend's
- * first GPU context takes to make (160-250 ms there, sections 14 and 31).
- */
-#define CPU_BUILD_NS_PER_KEY 150.0
-#define GPU_CONTEXT_MS 200.0
-
-/*
- * The device this process builds nkeys keys on, before gpuhash_join_ctx
- * first runs: the CPU where the GPU context is still being made and a CPU
- * build would be done well before it is.  A small table built first in a
- * fresh session (a dimension below another GPU join) otherwise waited for
- * the context, and every participant with it: 252 ms of TPC-H q03's 1.5 s
- * with every join the node's (run 101).  The leader then probes its share
- * on the CPU, as the workers do; a serial node, which probes everything
- * itself, waits for the GPU instead (it is not called there).
- */
-void
-gpuhash_join_choose_build_device(GpuJoinState *gj, uint64 nkeys)
-{
-	double		pending_ms;
-
-	if (gj->ctx != NULL || IsParallelWorker())
-		return;
-	pending_ms = gpuhash_gpu_context_pending_ms();
-	if (pending_ms < 0 || 2.0 * nkeys * CPU_BUILD_NS_PER_KEY / 1e6 > GPU_CONTEXT_MS - pending_ms)
-		return;
-	gj->build_on_cpu = true;
-	elog(DEBUG1, "gpuhash: " UINT64_FORMAT " keys built on the CPU while the GPU context is made (%.1f ms so far)",
-		 nkeys, pending_ms);
-}
-
 static void
 build_local(GpuJoinState *gj)
 {

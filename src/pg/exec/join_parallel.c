@@ -78,11 +78,18 @@ shared_key_filter(GpuJoinShared *sh)
 	return (uint64 *) MAXALIGN(shared_stats(sh) + sh->nslots);
 }
 
+/* The key filter's words in shared memory: sized by the planner's estimate of the build rows. */
+static uint64
+shared_key_filter_words(GpuJoinState *gj)
+{
+	return gpuhash_join_key_filter_words(gj, gj->est_build_rows);
+}
+
 Size
-gpuhash_join_shared_size(int nslots, uint64 kf_nwords)
+gpuhash_join_shared_size(GpuJoinState *gj, int nslots)
 {
 	return MAXALIGN(MAXALIGN(offsetof(GpuJoinShared, parts) + nslots * sizeof(dsa_pointer)) +
-					nslots * sizeof(GpuJoinStats)) + kf_nwords * sizeof(uint64);
+					nslots * sizeof(GpuJoinStats)) + shared_key_filter_words(gj) * sizeof(uint64);
 }
 
 static int
@@ -107,18 +114,11 @@ shared_reset(GpuJoinShared *sh, int nslots, uint64 kf_nwords)
 	memset(shared_key_filter(sh), 0, kf_nwords * sizeof(uint64));
 }
 
-static uint64
-shared_key_filter_words(CustomScanState *node)
-{
-	GpuJoinState *gj = (GpuJoinState *) node;
-
-	return gpuhash_join_key_filter_words(gj, gj->est_build_rows);
-}
 
 Size
 gpuhash_join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
-	return gpuhash_join_shared_size(pcxt->nworkers + 1, shared_key_filter_words(node));
+	return gpuhash_join_shared_size((GpuJoinState *) node, pcxt->nworkers + 1);
 }
 
 void
@@ -126,7 +126,7 @@ gpuhash_join_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordi
 {
 	GpuJoinState *gj = (GpuJoinState *) node;
 
-	shared_reset((GpuJoinShared *) coordinate, pcxt->nworkers + 1, shared_key_filter_words(node));
+	shared_reset((GpuJoinShared *) coordinate, pcxt->nworkers + 1, shared_key_filter_words(gj));
 	gj->shared = coordinate;
 	gj->nparticipants = pcxt->nworkers + 1;
 
@@ -328,6 +328,39 @@ inner_payloads(GpuJoinState *gj, char **parts, int nparts, uint64 nkeys)
 	return payloads;
 }
 
+/*
+ * About what the CPU takes to build a table, per key (W1's 10 M keys in
+ * 1.4 s on the H100 host, bench/NOTES.md section 13), and what a backend's
+ * first GPU context takes to make (160-250 ms there, sections 14 and 31).
+ */
+#define CPU_BUILD_NS_PER_KEY 150.0
+#define GPU_CONTEXT_MS 200.0
+
+/*
+ * The device this process builds nkeys keys on, before gpuhash_join_ctx
+ * first runs: the CPU where the GPU context is still being made and a CPU
+ * build would be done well before it is.  A small table built first in a
+ * fresh session (a dimension below another GPU join) otherwise waited for
+ * the context, and every participant with it: 252 ms of TPC-H q03's 1.5 s
+ * with every join the node's (run 101).  The leader then probes its share
+ * on the CPU, as the workers do; a serial node, which probes everything
+ * itself (build_local in join_exec.c), waits for the GPU instead.
+ */
+static void
+choose_build_device(GpuJoinState *gj, uint64 nkeys)
+{
+	double		pending_ms;
+
+	if (gj->ctx != NULL || IsParallelWorker())
+		return;
+	pending_ms = gpuhash_gpu_context_pending_ms();
+	if (pending_ms < 0 || 2.0 * nkeys * CPU_BUILD_NS_PER_KEY / 1e6 > GPU_CONTEXT_MS - pending_ms)
+		return;
+	gj->build_on_cpu = true;
+	elog(DEBUG1, "gpuhash: " UINT64_FORMAT " keys built on the CPU while the GPU context is made (%.1f ms so far)",
+		 nkeys, pending_ms);
+}
+
 /* BUILD (the elected participant): merge the parts, hash, write the block. */
 static void
 build_block(GpuJoinState *gj)
@@ -360,7 +393,7 @@ build_block(GpuJoinState *gj)
 			nkeys += gpuhash_flat_rows(parts[nparts]);
 			nparts++;
 		}
-	gpuhash_join_choose_build_device(gj, nkeys);
+	choose_build_device(gj, nkeys);
 	gpuhash_join_ctx(gj);
 
 	/* the keys, in part order, so that row numbers follow the merge */

@@ -124,7 +124,7 @@ typedef struct GpuJoinState
 	MemoryContext run_cxt;		/* build side; reset when rebuilt */
 	MemoryContext batch_cxt;	/* outer batch */
 	bool		built;
-	bool		build_on_cpu;	/* gpuhash_join_choose_build_device */
+	bool		build_on_cpu;	/* join_parallel.c's choose_build_device */
 	GpuhashStore inner;
 	GpuhashRes *table;
 	GpuhashRes *build_keys;
@@ -293,11 +293,10 @@ extern void gpuhash_join_shutdown(CustomScanState *node);
 extern void gpuhash_join_build_shared(GpuJoinState *gj);
 extern void gpuhash_join_detach(GpuJoinState *gj);
 extern void gpuhash_join_publish_stats(GpuJoinState *gj);
-extern Size gpuhash_join_shared_size(int nparticipants, uint64 kf_nwords);
+extern Size gpuhash_join_shared_size(GpuJoinState *gj, int nparticipants);
 extern uint64 gpuhash_join_key_filter_words(GpuJoinState *gj, double nkeys);
 extern uint64 *gpuhash_join_new_key_filter(GpuJoinState *gj, uint64 nwords);
 extern void gpuhash_join_note_key_filter(GpuJoinState *gj);
-extern void gpuhash_join_choose_build_device(GpuJoinState *gj, uint64 nkeys);
 
 #pragma GCC visibility pop
 
