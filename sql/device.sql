@@ -2,7 +2,8 @@
 -- gpuhash.device and gpuhash.batch_rows, device resolution, and what
 -- happens when a GPU is required but none is usable.
 --
--- This is the only test that sets gpuhash.device; the others run on whatever
+-- This is the only test that runs with a gpuhash.device of its choosing (plan_device
+-- sets "gpu" too, but only plans); the others run on whatever
 -- device PGOPTIONS selects.  The output differs between hosts with and
 -- without a usable GPU only in the "device = gpu" section: expected/device.out
 -- is the host without one, expected/device_1.out the host with one.

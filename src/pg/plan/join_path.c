@@ -21,6 +21,7 @@
 #include <float.h>
 
 #include "catalog/pg_opfamily_d.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -400,6 +401,173 @@ hash_selectivity(PlannerInfo *root, const HashKeys *keys, Path *outer, Path *inn
 }
 
 /*
+ * Should the outer side's rows be tested against a Bloom filter of the
+ * table's keys as they are read (heap_reader.c)?  Only an inner or semi join
+ * drops the rows it refuses, and the test pays only where most rows have no
+ * match: the planner's estimate of the join's rows against its outer side's
+ * says so (of each relation as a whole, so that a partial path's shares do
+ * not matter), and where the filter stays in the caches: a small table.
+ * The reader also switches it off when its first rows say otherwise.
+ */
+static bool
+key_filter_fits(RelOptInfo *joinrel, JoinType jointype, Path *outer, double build_rows)
+{
+	if (!gpuhash_key_filter || (jointype != JOIN_INNER && jointype != JOIN_SEMI) ||
+		build_rows > KEY_FILTER_MAX_BUILD_ROWS)
+		return false;
+	if (joinrel == NULL || outer->parent->rows <= 0)
+		return false;
+	return joinrel->rows < KEY_FILTER_MAX_MATCH * outer->parent->rows;
+}
+
+/*
+ * Can the direct reader test the key before it takes a row apart
+ * (heap_reader.c)?  Where every column up to the key's has a fixed length
+ * and the key is passed by value, so that the key lies at a fixed offset.
+ */
+static bool
+key_leads_row(PlannerInfo *root, Path *outer, const HashKeys *keys)
+{
+	RangeTblEntry *rte = planner_rt_fetch(outer->parent->relid, root);
+	AttrNumber	last = 0;
+
+	for (int i = 0; i < keys->n; i++)
+	{
+		Var		   *v = (Var *) keys->c[i].outer_expr;
+
+		if (v->varattno <= 0)
+			return false;
+		last = Max(last, v->varattno);
+	}
+	for (AttrNumber a = 1; a <= last; a++)
+	{
+		HeapTuple	tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(rte->relid), Int16GetDatum(a));
+		bool		fixed;
+
+		if (!HeapTupleIsValid(tup))
+			return false;
+		fixed = ((Form_pg_attribute) GETSTRUCT(tup))->attlen > 0;
+		for (int i = 0; i < keys->n; i++)
+			if (((Var *) keys->c[i].outer_expr)->varattno == a &&
+				!((Form_pg_attribute) GETSTRUCT(tup))->attbyval)
+				fixed = false;
+		ReleaseSysCache(tup);
+		if (!fixed)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * What a planned key filter saves a directly read outer side whose key the
+ * reader tests before it takes a row apart.  The rows whose key has no
+ * match, by the planner's estimates of the join's rows against its outer
+ * side's, are dropped as they are read: the scan's filter is not evaluated
+ * on them, they are not handed on as tuples, and those the filter would
+ * have kept are neither copied into a batch nor probed (row_cost, what the
+ * join charges an outer row for those).  Every row read pays a test.
+ * Measured on TPC-H q03 at SF 10 (bench/NOTES.md section 31): reading
+ * lineitem took 960 ms without the filter, 760 ms testing after the scan's
+ * filter and 412 ms testing first.  A test after the scan's filter saves
+ * what a copy and a probe cost, about what the test costs by PostgreSQL's
+ * measures, and is not credited.  Nor is a filter with a subplan: the
+ * reader switches the key filter off when it removes less than its
+ * estimate promised, and then runs the subplan on every row.
+ */
+static Cost
+key_filter_credit(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, Path *outer,
+				  const HashKeys *keys, double build_rows, Cost row_cost)
+{
+	RelOptInfo *orel = outer->parent;
+	double		miss;
+	double		read;
+	Cost		qual;
+	Cost		credit;
+	ListCell   *lc;
+
+	if (!gpuhash_direct_scan || !keys_are_columns(keys, true) || !plain_heap_scan(root, outer) ||
+		!key_filter_fits(joinrel, jointype, outer, build_rows) ||
+		!key_leads_row(root, outer, keys))
+		return 0.0;
+	miss = 1.0 - joinrel->rows / orel->rows;
+	qual = orel->baserestrictcost.per_tuple;
+	foreach(lc, orel->baserestrictinfo)
+		if (contain_subplans((Node *) lfirst_node(RestrictInfo, lc)->clause))
+			qual = 0.0;
+	read = orel->tuples;
+	if (outer->parallel_workers > 0)
+		read /= parallel_divisor(outer->parallel_workers);
+	credit = outer->rows * miss * row_cost - read * cpu_operator_cost +
+		read * miss * (cpu_tuple_cost + qual);
+	return Max(credit, 0.0);
+}
+
+/*
+ * Whether a GpuHashJoin on the GPU lies in path's tree.  Only the shapes a
+ * join's input takes are walked: a join, a Gather, or a node over one input.
+ */
+static bool
+gpu_join_below(Path *path)
+{
+	check_stack_depth();
+	if (path == NULL)
+		return false;
+	if (gpuhash_is_join_path(path))
+	{
+		CustomPath *cp = (CustomPath *) path;
+		ListCell   *lc;
+
+		if (intVal(list_nth(cp->custom_private, 4)) == GHT_GPU)
+			return true;
+		foreach(lc, cp->custom_paths)
+			if (gpu_join_below(lfirst(lc)))
+				return true;
+		return false;
+	}
+	switch (nodeTag(path))
+	{
+		case T_NestPath:
+		case T_MergePath:
+		case T_HashPath:
+			return gpu_join_below(((JoinPath *) path)->outerjoinpath) ||
+				gpu_join_below(((JoinPath *) path)->innerjoinpath);
+		case T_GatherPath:
+			return gpu_join_below(((GatherPath *) path)->subpath);
+		case T_GatherMergePath:
+			return gpu_join_below(((GatherMergePath *) path)->subpath);
+		case T_ProjectionPath:
+			return gpu_join_below(((ProjectionPath *) path)->subpath);
+		case T_MaterialPath:
+			return gpu_join_below(((MaterialPath *) path)->subpath);
+		case T_MemoizePath:
+			return gpu_join_below(((MemoizePath *) path)->subpath);
+		case T_UniquePath:
+			return gpu_join_below(((UniquePath *) path)->subpath);
+		case T_SortPath:
+		case T_IncrementalSortPath:
+			return gpu_join_below(((SortPath *) path)->subpath);
+		default:
+			return false;
+	}
+}
+
+/*
+ * A session's first GPU join makes its device context (160-200 ms on the
+ * H100 host, bench/NOTES.md section 14), which PostgreSQL's own plan would
+ * not pay: until this backend has one, a plan with GPU joins carries it
+ * once, on its lowest GPU join.  A GPU join over another shares that
+ * join's context, so a chain of them is not charged once a join.
+ */
+static Cost
+device_setup(ght_device dev, Path *outer, Path *inner)
+{
+	if (dev != GHT_GPU || gpuhash_gpu_context_ready() ||
+		gpu_join_below(outer) || gpu_join_below(inner))
+		return 0.0;
+	return gpuhash_device_setup_cost;
+}
+
+/*
  * Emitting a row costs what it costs PostgreSQL's hash join.  When both
  * sides are split among the participants, PostgreSQL counts the rows a
  * parallel hash join emits from the per-participant sizes of both sides,
@@ -414,17 +582,10 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 {
 	QualCost	qc;
 	double		emitted = out_rows;
-	double		setup = 0.0;
+	double		setup = device_setup(dev, outer, inner);
 	double		build_rows = inner->rows;
 	double		matches;
-
-	/*
-	 * A session's first GPU join makes its device context (160-200 ms on
-	 * the H100 host, bench/NOTES.md section 14), which PostgreSQL's own plan
-	 * would not pay: until this backend has one, a GPU path carries it.
-	 */
-	if (dev == GHT_GPU && !gpuhash_gpu_context_ready())
-		setup = gpuhash_device_setup_cost;
+	Cost		outer_row_cost;
 
 	if (inner_split)
 	{
@@ -448,10 +609,12 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 	cp->path.startup_cost = gpuhash_join_startup_cost + setup + inner->total_cost +
 		inner->rows * (gpuhash_join_build_row_cost + keys_cost(root, keys, false) +
 					   input_row_cost(root, inner, keys_are_columns(keys, false), false)) + qc.startup;
+	outer_row_cost = gpuhash_join_probe_row_cost + keys_cost(root, keys, true) +
+		input_row_cost(root, outer, keys_are_columns(keys, true), true);
 	cp->path.total_cost = cp->path.startup_cost + outer->total_cost +
-		outer->rows * (gpuhash_join_probe_row_cost + keys_cost(root, keys, true) +
-					   input_row_cost(root, outer, keys_are_columns(keys, true), true)) +
-		matches * qc.per_tuple + emitted * cpu_tuple_cost;
+		outer->rows * outer_row_cost + matches * qc.per_tuple + emitted * cpu_tuple_cost -
+		key_filter_credit(root, cp->path.parent, jointype, outer, keys, build_rows,
+						  outer_row_cost);
 }
 
 /*
@@ -585,11 +748,13 @@ gpuhash_planner(Query *parse, const char *query_string, int cursor_options,
  * making, costing and offering a path for each of them was about a third of
  * what loading gpuhash added to planning TPC-H q05 (bench/NOTES.md section
  * 28).  The relation of every base relation keeps all its paths:
- * GpuHashAggregate may fold over one that add_path turned away.
+ * GpuHashAggregate may fold over one that add_path turned away.  Without
+ * charge_setup, the bound leaves out the device setup, which a GPU join
+ * above this one would otherwise pay.
  */
 static bool
 may_survive(PlannerInfo *root, RelOptInfo *joinrel, Path *outer, Path *inner,
-			ght_device dev, bool partial)
+			ght_device dev, bool partial, bool charge_setup)
 {
 	Cost		startup;
 	Cost		total;
@@ -598,13 +763,63 @@ may_survive(PlannerInfo *root, RelOptInfo *joinrel, Path *outer, Path *inner,
 		return true;
 	startup = gpuhash_join_startup_cost + inner->total_cost +
 		inner->rows * Min(0.0, gpuhash_join_build_row_cost - cpu_tuple_cost);
-	if (dev == GHT_GPU && !gpuhash_gpu_context_ready())
-		startup += gpuhash_device_setup_cost;
+	if (charge_setup)
+		startup += device_setup(dev, outer, inner);
 	total = startup + outer->total_cost +
 		outer->rows * Min(0.0, gpuhash_join_probe_row_cost - cpu_tuple_cost);
 	if (partial)
 		return add_partial_path_precheck(joinrel, total, NIL);
 	return add_path_precheck(joinrel, startup, total, NIL, NULL);
+}
+
+/*
+ * Offer a path over outer and inner to joinrel.  One that would lose there
+ * only for the device setup it carries is still made and kept aside:
+ * a GPU join above it may take it as an input and pay the setup once for
+ * both (TPC-H q03: orders by customer under lineitem's join, run 106).
+ */
+static void
+try_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
+			  JoinPathExtraData *extra, const HashKeys *keys, Path *outer, Path *inner,
+			  ght_device dev, bool partial, bool inner_split)
+{
+	if (may_survive(root, joinrel, outer, inner, dev, partial, true))
+		add_join_path(root, joinrel, make_path(root, joinrel, jointype, extra, keys,
+											   outer, inner, dev, partial, inner_split));
+	else if (root->join_search_private == NULL && device_setup(dev, outer, inner) > 0.0 &&
+			 may_survive(root, joinrel, outer, inner, dev, partial, false))
+	{
+		CustomPath *cp = make_path(root, joinrel, jointype, extra, keys, outer, inner, dev,
+								   partial, inner_split);
+
+		made_join_paths = lappend(made_join_paths, cp);
+	}
+}
+
+/*
+ * The cheapest GPU join path made for rel, partial or not, when rel's own
+ * best path has no GPU join in it: a join above may take it instead, its
+ * device setup then shared (try_join_path).  NULL when there is none, or
+ * when the context is made already and no setup is left to share.
+ */
+static Path *
+gpu_join_aside(RelOptInfo *rel, Path *best, bool partial)
+{
+	Path	   *cheapest = NULL;
+	ListCell   *lc;
+
+	if (gpuhash_gpu_context_ready() || best == NULL || gpu_join_below(best))
+		return NULL;
+	foreach(lc, made_join_paths)
+	{
+		Path	   *p = lfirst(lc);
+
+		if (p->parent == rel && p->parallel_aware == partial &&
+			intVal(list_nth(((CustomPath *) p)->custom_private, 4)) == GHT_GPU &&
+			(cheapest == NULL || p->total_cost < cheapest->total_cost))
+			cheapest = p;
+	}
+	return cheapest;
 }
 
 static void
@@ -614,6 +829,7 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	HashKeys	keys;
 	Path	   *outer = outerrel->cheapest_total_path;
 	Path	   *inner = innerrel->cheapest_total_path;
+	Path	   *alt;
 	ght_device	dev;
 
 	if (prev_join_pathlist_hook)
@@ -652,9 +868,14 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	else
 		return;
 
-	if (may_survive(root, joinrel, outer, inner, dev, false))
-		add_join_path(root, joinrel, make_path(root, joinrel, jointype, extra, &keys,
-											   outer, inner, dev, false, false));
+	try_join_path(root, joinrel, jointype, extra, &keys, outer, inner, dev, false, false);
+	if (dev == GHT_GPU)
+	{
+		if ((alt = gpu_join_aside(innerrel, inner, false)) != NULL)
+			try_join_path(root, joinrel, jointype, extra, &keys, outer, alt, dev, false, false);
+		if ((alt = gpu_join_aside(outerrel, outer, false)) != NULL)
+			try_join_path(root, joinrel, jointype, extra, &keys, alt, inner, dev, false, false);
+	}
 
 	/*
 	 * Parallel: the outer side split among the participants; the inner side
@@ -666,13 +887,18 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		Path	   *pouter = linitial(outerrel->partial_pathlist);
 		Path	   *pinner = innerrel->partial_pathlist != NIL ?
 			linitial(innerrel->partial_pathlist) : inner;
+		bool		split = innerrel->partial_pathlist != NIL;
 
-		if (pouter->parallel_safe && pinner->parallel_safe &&
-			PATH_REQ_OUTER(pouter) == NULL && PATH_REQ_OUTER(pinner) == NULL &&
-			may_survive(root, joinrel, pouter, pinner, dev, true))
-			add_join_path(root, joinrel, make_path(root, joinrel, jointype, extra, &keys,
-												   pouter, pinner, dev, true,
-												   innerrel->partial_pathlist != NIL));
+		if (!pouter->parallel_safe || !pinner->parallel_safe ||
+			PATH_REQ_OUTER(pouter) != NULL || PATH_REQ_OUTER(pinner) != NULL)
+			return;
+		try_join_path(root, joinrel, jointype, extra, &keys, pouter, pinner, dev, true, split);
+		if (dev != GHT_GPU)
+			return;
+		if (split && (alt = gpu_join_aside(innerrel, pinner, true)) != NULL && alt->parallel_safe)
+			try_join_path(root, joinrel, jointype, extra, &keys, pouter, alt, dev, true, true);
+		if ((alt = gpu_join_aside(outerrel, pouter, true)) != NULL && alt->parallel_safe)
+			try_join_path(root, joinrel, jointype, extra, &keys, alt, pinner, dev, true, split);
 	}
 }
 
@@ -744,28 +970,11 @@ plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
  * join's pushed-down clauses, which filter the joined rows, are returned in
  * *otherquals for the caller to place.
  */
-/*
- * Should the outer side's rows be tested against a Bloom filter of the
- * table's keys as they are read (heap_reader.c)?  Only an inner or semi join
- * drops the rows it refuses, and the test pays only where most rows have no
- * match: the planner's estimate of the join's rows against its outer side's
- * says so (of each relation as a whole, so that a partial path's shares do
- * not matter), and where the filter stays in the caches: a small table.
- * The reader also switches it off when its first rows say otherwise.
- */
 static bool
 wants_key_filter(PlannerInfo *root, Relids joinrelids, JoinType jointype, Path *outer,
 				 double build_rows)
 {
-	RelOptInfo *joinrel;
-
-	if (!gpuhash_key_filter || (jointype != JOIN_INNER && jointype != JOIN_SEMI) ||
-		build_rows > KEY_FILTER_MAX_BUILD_ROWS)
-		return false;
-	joinrel = find_join_rel(root, joinrelids);
-	if (joinrel == NULL || outer->parent->rows <= 0)
-		return false;
-	return joinrel->rows < KEY_FILTER_MAX_MATCH * outer->parent->rows;
+	return key_filter_fits(find_join_rel(root, joinrelids), jointype, outer, build_rows);
 }
 
 CustomScan *
