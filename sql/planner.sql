@@ -244,6 +244,14 @@ SELECT q, pg_temp.inner_values(q) FROM (VALUES
   ('SELECT count(*), sum(pf.v + iv.v) FROM pf JOIN iv ON pf.k = iv.k'),
   ('SELECT count(*), sum(pf.v + iv_null.v) FROM pf JOIN iv_null ON pf.k = iv_null.k')
 ) AS c(q);
+-- a split inner side planned for more workers than the outer one: the join
+-- runs as many as the inner side, which every participant reads first
+ALTER TABLE pf SET (parallel_workers = 1); ALTER TABLE pd SET (parallel_workers = 2);
+SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off;
+SELECT * FROM pg_temp.plan('SELECT count(*), sum(pf.v + pd.v) FROM pf JOIN pd ON pf.k = pd.k');
+RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
+SELECT pg_temp.same('SELECT pf.t, pd.t FROM pf JOIN pd ON pf.k = pd.k AND pf.v > pd.v');
+ALTER TABLE pf RESET (parallel_workers); ALTER TABLE pd RESET (parallel_workers);
 -- a parallel worker runs with its leader's gpuhash.* settings, which it reads
 -- when its node starts instead of defining them at load (settings.c)
 CREATE FUNCTION pg_temp.worker_probe_threads(q text) RETURNS bigint LANGUAGE sql AS $$

@@ -662,6 +662,20 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 	cost_gpu_join(root, cp, jointype, outer, inner, keys, quals, rows, partial && inner_split,
 				  dev);
 
+	/*
+	 * A split inner side is read by every participant before the outer one
+	 * is: run as many workers as either side was planned for.  PostgreSQL's
+	 * parallel hash join takes its outer side's, which left TPC-H q10's
+	 * lineitem read by 5 participants under a customer scan of 4 workers.
+	 * The cost stays that of the outer side's workers, so that the choice
+	 * between paths does not turn on it; only the rows are shared anew.
+	 */
+	if (partial && inner_split && inner->parallel_workers > outer->parallel_workers)
+	{
+		cp->path.parallel_workers = inner->parallel_workers;
+		cp->path.rows = clamp_row_est(joinrel->rows / parallel_divisor(inner->parallel_workers));
+	}
+
 	for (int i = 0; i < keys->n; i++)
 	{
 		outer_exprs = lappend(outer_exprs, keys->c[i].outer_expr);
