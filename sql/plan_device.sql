@@ -6,9 +6,10 @@
 --   once a plan: a GPU join above another shares the context of the one
 --   below, and a lower GPU join that loses at its own relation only for
 --   that cost is still offered to the joins above it;
--- * what a key filter saves where the key can be read before the rest of
---   the row: the outer rows it drops are not filtered, handed on, copied
---   or probed.
+-- * what reading an input directly saves: a filter that compiles whole
+--   costs a comparison a row, and where a key filter's key can be read
+--   before the rest of the row, the outer rows it drops are not filtered,
+--   handed on, copied or probed.
 --
 -- The session is new, so that no GPU context exists yet on a GPU host.
 --
@@ -75,25 +76,40 @@ RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_nestloop;
 
--- Where the lower GPU join loses to PostgreSQL's hash join at its own
--- relation only for the setup, the join above still takes it, and pays
+-- A lower GPU join that loses to PostgreSQL's hash join at its own relation
+-- only for the setup is still offered to the join above, which then pays
 -- the setup once for both; a larger setup leaves the plan PostgreSQL's.
 SET gpuhash.join_startup_cost = 0;
-SET gpuhash.key_filter = off;
-SET gpuhash.device_setup_cost = 200;
+SET gpuhash.device_setup_cost = 2000;
+SELECT * FROM pg_temp.shape('SELECT o.ok, o.od FROM pd_c c, pd_o o WHERE c.seg = 1 AND c.ck = o.ck AND o.od < 50');
 SELECT * FROM pg_temp.shape((SELECT q FROM q03));
-SET gpuhash.device_setup_cost = 500;
+SET gpuhash.device_setup_cost = 4000;
 SELECT * FROM pg_temp.shape((SELECT q FROM q03));
 RESET gpuhash.join_startup_cost;
-RESET gpuhash.key_filter;
+RESET gpuhash.device_setup_cost;
 
--- The key filter's savings: planned for these joins (each keeps under a
--- quarter of its outer rows), they make the GPU plan the cheaper one.
+-- What reading an input directly takes off a join's cost (its cost with
+-- gpuhash.direct_scan off less its cost with it on): a filter that
+-- compiles whole is tested for a comparison a row; one that does not
+-- compile, or a scan without a filter (credited a tuple a row either way),
+-- gains nothing more.
 SET gpuhash.device_setup_cost = 0;
-SELECT * FROM pg_temp.shape((SELECT q FROM q03));
-SET gpuhash.key_filter = off;
-SELECT * FROM pg_temp.shape((SELECT q FROM q03));
-RESET gpuhash.key_filter;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+CREATE TEMP TABLE dq (name text, q text);
+INSERT INTO dq VALUES
+  ('compiled filters', 'SELECT count(*) FROM pd_l l JOIN pd_o o ON l.ok = o.ok WHERE l.sd > 50 AND o.od < 90'),
+  ('filters not compiled', 'SELECT count(*) FROM pd_l l JOIN pd_o o ON l.ok = o.ok WHERE l.sd + 0 > 50 AND o.od + 0 < 90');
+SET gpuhash.direct_scan = off;
+CREATE TEMP TABLE dc AS SELECT name, pg_temp.node_cost(q) AS not_direct FROM dq;
+RESET gpuhash.direct_scan;
+SELECT name, not_direct - pg_temp.node_cost(q) > 0 AS saved
+FROM dq JOIN dc USING (name) ORDER BY name;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+RESET gpuhash.device_setup_cost;
 
 -- What the key filter takes off a join's cost (its cost without the filter
 -- less its cost with it): where the key is read before the rest of the

@@ -43,6 +43,7 @@
 
 #include "ght_keyfilter.h"
 #include "join_node.h"
+#include "read_cost.h"
 
 static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
 static planner_hook_type prev_planner_hook = NULL;
@@ -269,47 +270,6 @@ find_hash_clauses(List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	return keys->n > 0;
 }
 
-/* As the planner's own: workers plus what the leader is expected to add. */
-static double
-parallel_divisor(int workers)
-{
-	double		divisor = workers;
-
-	if (parallel_leader_participation)
-	{
-		double		leader = 1.0 - 0.3 * workers;
-
-		if (leader > 0)
-			divisor += leader;
-	}
-	return divisor;
-}
-
-/*
- * A Seq Scan of a heap table without parameters, its filter included
- * (heap_reader.c applies it as it reads).
- */
-static bool
-plain_heap_scan(PlannerInfo *root, Path *p)
-{
-	RelOptInfo *rel = p->parent;
-	RangeTblEntry *rte;
-	HeapTuple	tup;
-	bool		heap;
-
-	if (p->pathtype != T_SeqScan ||
-		rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION ||
-		p->param_info != NULL)
-		return false;
-	rte = planner_rt_fetch(rel->relid, root);
-	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(rte->relid));
-	if (!HeapTupleIsValid(tup))
-		return false;
-	heap = ((Form_pg_class) GETSTRUCT(tup))->relam == HEAP_TABLE_AM_OID;
-	ReleaseSysCache(tup);
-	return heap;
-}
-
 /*
  * An outer side that is an inner GpuHashJoin with no other join clauses,
  * which the node reads as batches of pairs (join_exec.c): its rows are not
@@ -344,7 +304,7 @@ chained_lookup(Path *p, double *cost)
 		if (!list_member_ptr(linitial(priv), lfirst(lc)))
 			return false;
 	*cost = cpu_operator_cost - cpu_tuple_cost /
-		(intVal(list_nth(priv, 6)) ? parallel_divisor(inner->parallel_workers) : 1.0);
+		(intVal(list_nth(priv, 6)) ? gpuhash_parallel_divisor(inner->parallel_workers) : 1.0);
 	return true;
 }
 
@@ -354,10 +314,11 @@ chained_lookup(Path *p, double *cost)
  * the executor's cost per row, which the scan's path counts, is not paid.
  * Any other input's rows are copied into the node's batches as they arrive,
  * which costs what PostgreSQL charges a Material node for keeping a row.
- * A filtered scan is read directly too, but credited nothing: on the H100
- * host the plans that credit won (TPC-H q03 and q21) ran 0.95x-1.05x and
- * 1.00x of PostgreSQL's (bench/NOTES.md section 20), so it pays neither
- * the copy nor gains the saving until a measurement says otherwise.
+ * A filtered scan is read directly too, and pays no copy here: what its
+ * reader saves depends on its filter (gpuhash_read_credit).  Credited per
+ * row like an unfiltered one, the plans that won (TPC-H q03 and q21) ran
+ * 0.95x-1.05x and 1.00x of PostgreSQL's on the H100 host, before filters
+ * were compiled (bench/NOTES.md section 20).
  */
 static double
 input_row_cost(PlannerInfo *root, Path *p, bool key_columns, bool outer)
@@ -366,7 +327,7 @@ input_row_cost(PlannerInfo *root, Path *p, bool key_columns, bool outer)
 
 	if (outer && key_columns && chained_lookup(p, &chained))
 		return chained;
-	if (!plain_heap_scan(root, p))
+	if (!gpuhash_plain_heap_scan(root, p))
 		return 2.0 * cpu_operator_cost;
 	if (gpuhash_direct_scan && key_columns && p->parent->baserestrictinfo == NIL)
 		return -cpu_tuple_cost;
@@ -421,85 +382,50 @@ key_filter_fits(RelOptInfo *joinrel, JoinType jointype, Path *outer, double buil
 }
 
 /*
- * Can the direct reader test the key before it takes a row apart
- * (heap_reader.c)?  Where every column up to the key's has a fixed length
- * and the key is passed by value, so that the key lies at a fixed offset.
+ * The share of the outer side's rows that a planned key filter drops before
+ * they are taken apart (gpuhash_read_credit), by the planner's estimates of
+ * the join's rows against its outer side's: where the outer side is read
+ * directly and its key can be tested first; else 0.  A test after the
+ * scan's filter saves what a copy and a probe cost, about what the test
+ * costs by PostgreSQL's measures, and is not counted.  Measured on TPC-H
+ * q03 at SF 10 (bench/NOTES.md section 31): reading lineitem took 960 ms
+ * without the filter, 760 ms testing after the scan's filter and 412 ms
+ * testing first.
  */
-static bool
-key_leads_row(PlannerInfo *root, Path *outer, const HashKeys *keys)
+static double
+early_miss(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, Path *outer,
+		   const HashKeys *keys, double build_rows)
 {
-	RangeTblEntry *rte = planner_rt_fetch(outer->parent->relid, root);
-	AttrNumber	last = 0;
+	List	   *vars = NIL;
 
+	if (!gpuhash_direct_scan || !keys_are_columns(keys, true) ||
+		!key_filter_fits(joinrel, jointype, outer, build_rows) ||
+		!gpuhash_plain_heap_scan(root, outer))
+		return 0.0;
 	for (int i = 0; i < keys->n; i++)
-	{
-		Var		   *v = (Var *) keys->c[i].outer_expr;
-
-		if (v->varattno <= 0)
-			return false;
-		last = Max(last, v->varattno);
-	}
-	for (AttrNumber a = 1; a <= last; a++)
-	{
-		HeapTuple	tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(rte->relid), Int16GetDatum(a));
-		bool		fixed;
-
-		if (!HeapTupleIsValid(tup))
-			return false;
-		fixed = ((Form_pg_attribute) GETSTRUCT(tup))->attlen > 0;
-		for (int i = 0; i < keys->n; i++)
-			if (((Var *) keys->c[i].outer_expr)->varattno == a &&
-				!((Form_pg_attribute) GETSTRUCT(tup))->attbyval)
-				fixed = false;
-		ReleaseSysCache(tup);
-		if (!fixed)
-			return false;
-	}
-	return true;
+		vars = lappend(vars, keys->c[i].outer_expr);
+	if (!gpuhash_key_leads_row(root, outer, vars))
+		return 0.0;
+	return 1.0 - joinrel->rows / outer->parent->rows;
 }
 
 /*
- * What a planned key filter saves a directly read outer side whose key the
- * reader tests before it takes a row apart.  The rows whose key has no
- * match, by the planner's estimates of the join's rows against its outer
- * side's, are dropped as they are read: the scan's filter is not evaluated
- * on them, they are not handed on as tuples, and those the filter would
- * have kept are neither copied into a batch nor probed (row_cost, what the
- * join charges an outer row for those).  Every row read pays a test.
- * Measured on TPC-H q03 at SF 10 (bench/NOTES.md section 31): reading
- * lineitem took 960 ms without the filter, 760 ms testing after the scan's
- * filter and 412 ms testing first.  A test after the scan's filter saves
- * what a copy and a probe cost, about what the test costs by PostgreSQL's
- * measures, and is not credited.  Nor is a filter with a subplan: the
- * reader switches the key filter off when it removes less than its
- * estimate promised, and then runs the subplan on every row.
+ * What reading the inputs directly saves (gpuhash_read_credit): the rows a
+ * key filter drops are not copied into a batch or probed either
+ * (row_cost, what the join charges an outer row for those).
  */
 static Cost
-key_filter_credit(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, Path *outer,
+outer_read_credit(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, Path *outer,
 				  const HashKeys *keys, double build_rows, Cost row_cost)
 {
-	RelOptInfo *orel = outer->parent;
-	double		miss;
-	double		read;
-	Cost		qual;
-	Cost		credit;
-	ListCell   *lc;
+	double		miss = early_miss(root, joinrel, jointype, outer, keys, build_rows);
 
-	if (!gpuhash_direct_scan || !keys_are_columns(keys, true) || !plain_heap_scan(root, outer) ||
-		!key_filter_fits(joinrel, jointype, outer, build_rows) ||
-		!key_leads_row(root, outer, keys))
-		return 0.0;
-	miss = 1.0 - joinrel->rows / orel->rows;
-	qual = orel->baserestrictcost.per_tuple;
-	foreach(lc, orel->baserestrictinfo)
-		if (contain_subplans((Node *) lfirst_node(RestrictInfo, lc)->clause))
-			qual = 0.0;
-	read = orel->tuples;
-	if (outer->parallel_workers > 0)
-		read /= parallel_divisor(outer->parallel_workers);
-	credit = outer->rows * miss * row_cost - read * cpu_operator_cost +
-		read * miss * (cpu_tuple_cost + qual);
-	return Max(credit, 0.0);
+	/*
+	 * An unfiltered side read directly is already charged less than a
+	 * tuple a row (input_row_cost), so row_cost may be negative; the sum
+	 * then says that dropping a row saves about what testing it costs.
+	 */
+	return Max(gpuhash_read_credit(root, outer, miss) + outer->rows * miss * row_cost, 0.0);
 }
 
 /*
@@ -589,8 +515,8 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 
 	if (inner_split)
 	{
-		emitted = out_rows / parallel_divisor(inner->parallel_workers);
-		build_rows = inner->rows * parallel_divisor(inner->parallel_workers);
+		emitted = out_rows / gpuhash_parallel_divisor(inner->parallel_workers);
+		build_rows = inner->rows * gpuhash_parallel_divisor(inner->parallel_workers);
 	}
 
 	/*
@@ -606,14 +532,15 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 	matches = Max(matches, out_rows);
 
 	cp->path.rows = out_rows;
-	cp->path.startup_cost = gpuhash_join_startup_cost + setup + inner->total_cost +
+	cp->path.startup_cost = gpuhash_join_startup_cost + setup + inner->total_cost -
+		gpuhash_read_credit(root, inner, 0.0) +
 		inner->rows * (gpuhash_join_build_row_cost + keys_cost(root, keys, false) +
 					   input_row_cost(root, inner, keys_are_columns(keys, false), false)) + qc.startup;
 	outer_row_cost = gpuhash_join_probe_row_cost + keys_cost(root, keys, true) +
 		input_row_cost(root, outer, keys_are_columns(keys, true), true);
 	cp->path.total_cost = cp->path.startup_cost + outer->total_cost +
 		outer->rows * outer_row_cost + matches * qc.per_tuple + emitted * cpu_tuple_cost -
-		key_filter_credit(root, cp->path.parent, jointype, outer, keys, build_rows,
+		outer_read_credit(root, cp->path.parent, jointype, outer, keys, build_rows,
 						  outer_row_cost);
 }
 
@@ -658,7 +585,7 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 			quals = lappend(quals, ri->clause);
 	}
 	if (partial)
-		rows = clamp_row_est(rows / parallel_divisor(cp->path.parallel_workers));
+		rows = clamp_row_est(rows / gpuhash_parallel_divisor(cp->path.parallel_workers));
 	cost_gpu_join(root, cp, jointype, outer, inner, keys, quals, rows, partial && inner_split,
 				  dev);
 
@@ -673,7 +600,7 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 	if (partial && inner_split && inner->parallel_workers > outer->parallel_workers)
 	{
 		cp->path.parallel_workers = inner->parallel_workers;
-		cp->path.rows = clamp_row_est(joinrel->rows / parallel_divisor(inner->parallel_workers));
+		cp->path.rows = clamp_row_est(joinrel->rows / gpuhash_parallel_divisor(inner->parallel_workers));
 	}
 
 	for (int i = 0; i < keys->n; i++)
@@ -734,10 +661,12 @@ gpuhash_planner(Query *parse, const char *query_string, int cursor_options,
 				ParamListInfo bound_params)
 {
 	List	   *outer_paths = made_join_paths;
+	List	   *outer_reads;
 	PlannedStmt *result;
 
 	gpuhash_settings_ready();
 	made_join_paths = NIL;
+	outer_reads = gpuhash_read_cost_begin();
 	PG_TRY();
 	{
 		if (prev_planner_hook)
@@ -748,6 +677,7 @@ gpuhash_planner(Query *parse, const char *query_string, int cursor_options,
 	PG_FINALLY();
 	{
 		made_join_paths = outer_paths;
+		gpuhash_read_cost_end(outer_reads);
 	}
 	PG_END_TRY();
 	return result;
@@ -767,20 +697,27 @@ gpuhash_planner(Query *parse, const char *query_string, int cursor_options,
  * above this one would otherwise pay.
  */
 static bool
-may_survive(PlannerInfo *root, RelOptInfo *joinrel, Path *outer, Path *inner,
-			ght_device dev, bool partial, bool charge_setup)
+may_survive(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, const HashKeys *keys,
+			Path *outer, Path *inner, ght_device dev, bool partial, bool inner_split,
+			bool charge_setup)
 {
 	Cost		startup;
 	Cost		total;
+	double		build_rows = inner->rows;
 
 	if (bms_equal(joinrel->relids, root->all_baserels))
 		return true;
-	startup = gpuhash_join_startup_cost + inner->total_cost +
+	if (partial && inner_split)
+		build_rows *= gpuhash_parallel_divisor(inner->parallel_workers);
+	startup = gpuhash_join_startup_cost + inner->total_cost - gpuhash_read_credit(root, inner, 0.0) +
 		inner->rows * Min(0.0, gpuhash_join_build_row_cost - cpu_tuple_cost);
 	if (charge_setup)
 		startup += device_setup(dev, outer, inner);
 	total = startup + outer->total_cost +
-		outer->rows * Min(0.0, gpuhash_join_probe_row_cost - cpu_tuple_cost);
+		outer->rows * Min(0.0, gpuhash_join_probe_row_cost - cpu_tuple_cost) -
+		outer_read_credit(root, joinrel, jointype, outer, keys, build_rows,
+						  gpuhash_join_probe_row_cost + keys_cost(root, keys, true) +
+						  input_row_cost(root, outer, keys_are_columns(keys, true), true));
 	if (partial)
 		return add_partial_path_precheck(joinrel, total, NIL);
 	return add_path_precheck(joinrel, startup, total, NIL, NULL);
@@ -797,11 +734,12 @@ try_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 			  JoinPathExtraData *extra, const HashKeys *keys, Path *outer, Path *inner,
 			  ght_device dev, bool partial, bool inner_split)
 {
-	if (may_survive(root, joinrel, outer, inner, dev, partial, true))
+	if (may_survive(root, joinrel, jointype, keys, outer, inner, dev, partial, inner_split, true))
 		add_join_path(root, joinrel, make_path(root, joinrel, jointype, extra, keys,
 											   outer, inner, dev, partial, inner_split));
 	else if (root->join_search_private == NULL && device_setup(dev, outer, inner) > 0.0 &&
-			 may_survive(root, joinrel, outer, inner, dev, partial, false))
+			 may_survive(root, joinrel, jointype, keys, outer, inner, dev, partial, inner_split,
+						 false))
 	{
 		CustomPath *cp = make_path(root, joinrel, jointype, extra, keys, outer, inner, dev,
 								   partial, inner_split);
@@ -1068,7 +1006,7 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 
 	/* a split inner side's rows are per participant */
 	if (inner_split)
-		build_rows = inner_path->rows * parallel_divisor(inner_path->parallel_workers);
+		build_rows = inner_path->rows * gpuhash_parallel_divisor(inner_path->parallel_workers);
 
 	private = NIL;
 	private = lappend(private, makeInteger(jointype));

@@ -1,0 +1,217 @@
+/*
+ * read_cost.c - what the direct heap reader (exec/heap_reader.c) saves a
+ * join against PostgreSQL's Seq Scan, for the join's costs.
+ *
+ * PostgreSQL charges a Seq Scan cpu_tuple_cost and its filter's cost for
+ * every row it reads.  The node reads a plain heap scan itself: it tests
+ * the filter's quals compiled to integer comparisons where they all
+ * compile (exec/scan_filter.c), and forms no tuple for a row they refuse;
+ * a key filter tested before the row is taken apart drops rows without a
+ * match before either.  Such a row costs the reader about one comparison.
+ * Measured on the H200 host at TPC-H SF 10 (bench/NOTES.md section 32),
+ * with PostgreSQL's joins off so that the node read those scans: q14 2.35x
+ * and q12 1.97x of PostgreSQL's plan, both of whose time goes to reading
+ * lineitem through a filter.
+ */
+#include "gpuhash_pg.h"
+
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_attribute.h"
+#include "catalog/pg_class.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+#include "join_node.h"
+#include "read_cost.h"
+#include "scan_filter.h"
+
+/*
+ * Whether each base relation's filter compiles whole, as found in this
+ * planning: compiling takes a relation's descriptor and the operators'
+ * lookups, and the joins of a many-way query ask for the same relations
+ * many times.
+ */
+typedef struct CompiledRel
+{
+	RelOptInfo *rel;
+	bool		compiles;
+} CompiledRel;
+
+static List *compiled_rels = NIL;
+
+List *
+gpuhash_read_cost_begin(void)
+{
+	List	   *saved = compiled_rels;
+
+	compiled_rels = NIL;
+	return saved;
+}
+
+void
+gpuhash_read_cost_end(List *saved)
+{
+	compiled_rels = saved;
+}
+
+/* As the planner's own: workers plus what the leader is expected to add. */
+double
+gpuhash_parallel_divisor(int workers)
+{
+	double		divisor = workers;
+
+	if (parallel_leader_participation)
+	{
+		double		leader = 1.0 - 0.3 * workers;
+
+		if (leader > 0)
+			divisor += leader;
+	}
+	return divisor;
+}
+
+/*
+ * A Seq Scan of a heap table without parameters, its filter included
+ * (heap_reader.c applies it as it reads).
+ */
+bool
+gpuhash_plain_heap_scan(PlannerInfo *root, Path *p)
+{
+	RelOptInfo *rel = p->parent;
+	RangeTblEntry *rte;
+	HeapTuple	tup;
+	bool		heap;
+
+	if (p->pathtype != T_SeqScan ||
+		rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION ||
+		p->param_info != NULL)
+		return false;
+	rte = planner_rt_fetch(rel->relid, root);
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(rte->relid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	heap = ((Form_pg_class) GETSTRUCT(tup))->relam == HEAP_TABLE_AM_OID;
+	ReleaseSysCache(tup);
+	return heap;
+}
+
+/*
+ * Can the direct reader test the key (key_vars, columns of p's relation)
+ * before it takes a row apart?  Where every column up to the key's has a
+ * fixed length and the key is passed by value, so that it lies at a fixed
+ * offset (heap_reader.c).
+ */
+bool
+gpuhash_key_leads_row(PlannerInfo *root, Path *p, List *key_vars)
+{
+	RangeTblEntry *rte = planner_rt_fetch(p->parent->relid, root);
+	AttrNumber	last = 0;
+	ListCell   *lc;
+
+	foreach(lc, key_vars)
+	{
+		Var		   *v = lfirst_node(Var, lc);
+
+		if (v->varattno <= 0)
+			return false;
+		last = Max(last, v->varattno);
+	}
+	for (AttrNumber a = 1; a <= last; a++)
+	{
+		HeapTuple	tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(rte->relid), Int16GetDatum(a));
+		Form_pg_attribute att;
+		bool		fixed;
+
+		if (!HeapTupleIsValid(tup))
+			return false;
+		att = (Form_pg_attribute) GETSTRUCT(tup);
+		fixed = att->attlen > 0;
+		foreach(lc, key_vars)
+			if (lfirst_node(Var, lc)->varattno == a && !att->attbyval)
+				fixed = false;
+		ReleaseSysCache(tup);
+		if (!fixed)
+			return false;
+	}
+	return true;
+}
+
+/* Does every qual of rel's filter compile (scan_filter.c)? */
+static bool
+filter_compiles(PlannerInfo *root, RelOptInfo *rel)
+{
+	CompiledRel *c;
+	MemoryContext old;
+	Relation	r;
+	List	   *quals = NIL;
+	List	   *rest;
+	ListCell   *lc;
+
+	foreach(lc, compiled_rels)
+	{
+		c = lfirst(lc);
+		if (c->rel == rel)
+			return c->compiles;
+	}
+	/*
+	 * Kept where rel is: GEQO plans each try of its join order in a memory
+	 * context of its own, which it then deletes.
+	 */
+	old = MemoryContextSwitchTo(GetMemoryChunkContext(rel));
+	foreach(lc, rel->baserestrictinfo)
+		quals = lappend(quals, lfirst_node(RestrictInfo, lc)->clause);
+	c = palloc(sizeof(CompiledRel));
+	c->rel = rel;
+	r = table_open(planner_rt_fetch(rel->relid, root)->relid, NoLock);
+	c->compiles = gpuhash_scan_filter_compile(quals, RelationGetDescr(r), &rest) != NULL &&
+		rest == NIL;
+	table_close(r, NoLock);
+	compiled_rels = lappend(compiled_rels, c);
+	MemoryContextSwitchTo(old);
+	return c->compiles;
+}
+
+/*
+ * What the direct reader of p saves against a Seq Scan, for all the rows
+ * one participant reads: a filter that compiles whole costs a comparison a
+ * row instead of PostgreSQL's per-row charges, and a key filter tested
+ * first (miss_early, the share of rows it drops) drops its rows for a
+ * comparison whatever the filter.  A filter with a subplan is not counted
+ * either way: the reader switches a key filter off when it removes less
+ * than the estimate promised, and would then run the subplan on every row.
+ */
+Cost
+gpuhash_read_credit(PlannerInfo *root, Path *p, double miss_early)
+{
+	RelOptInfo *rel = p->parent;
+	Cost		qual = rel->baserestrictcost.per_tuple;
+	bool		compiled;
+	double		read;
+	Cost		scan;
+	Cost		after;
+	ListCell   *lc;
+
+	if (!gpuhash_direct_scan || (rel->baserestrictinfo == NIL && miss_early <= 0.0) ||
+		!gpuhash_plain_heap_scan(root, p))
+		return 0.0;
+	compiled = rel->baserestrictinfo != NIL && filter_compiles(root, rel);
+	foreach(lc, rel->baserestrictinfo)
+		if (contain_subplans((Node *) lfirst_node(RestrictInfo, lc)->clause))
+		{
+			qual = 0.0;
+			compiled = false;
+		}
+	read = rel->tuples;
+	if (p->parallel_workers > 0)
+		read /= gpuhash_parallel_divisor(p->parallel_workers);
+	scan = cpu_tuple_cost + qual;
+	after = miss_early * cpu_operator_cost +
+		(1.0 - miss_early) * (compiled ? cpu_operator_cost : scan);
+	return Max(read * (scan - after), 0.0);
+}
