@@ -57,6 +57,16 @@ BEGIN
   RETURN NULL;
 END $$;
 
+-- whether q's first GpuHash node costs less with setting (on by default) than without
+CREATE FUNCTION pg_temp.saves(q text, setting text) RETURNS bool LANGUAGE plpgsql AS $$
+DECLARE without numeric;
+BEGIN
+  PERFORM set_config(setting, 'off', true);
+  without := pg_temp.node_cost(q);
+  PERFORM set_config(setting, 'on', true);
+  RETURN without - pg_temp.node_cost(q) > 0;
+END $$;
+
 CREATE TEMP TABLE q03 AS SELECT
   'SELECT l.ok, sum(l.price), o.od FROM pd_c c, pd_o o, pd_l l
    WHERE c.seg = 1 AND c.ck = o.ck AND l.ok = o.ok AND o.od < 50 AND l.sd > 50
@@ -101,11 +111,7 @@ CREATE TEMP TABLE dq (name text, q text);
 INSERT INTO dq VALUES
   ('compiled filters', 'SELECT count(*) FROM pd_l l JOIN pd_o o ON l.ok = o.ok WHERE l.sd > 50 AND o.od < 90'),
   ('filters not compiled', 'SELECT count(*) FROM pd_l l JOIN pd_o o ON l.ok = o.ok WHERE l.sd + 0 > 50 AND o.od + 0 < 90');
-SET gpuhash.direct_scan = off;
-CREATE TEMP TABLE dc AS SELECT name, pg_temp.node_cost(q) AS not_direct FROM dq;
-RESET gpuhash.direct_scan;
-SELECT name, not_direct - pg_temp.node_cost(q) > 0 AS saved
-FROM dq JOIN dc USING (name) ORDER BY name;
+SELECT name, pg_temp.saves(q, 'gpuhash.direct_scan') AS saved FROM dq ORDER BY name;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_nestloop;
@@ -124,11 +130,7 @@ INSERT INTO kq VALUES
   ('key after text', 'SELECT count(*) FROM pd_lt l JOIN pd_o o ON l.ok = o.ok WHERE o.od < 5 AND l.sd > 50'),
   ('keeps most', 'SELECT count(*) FROM pd_l l JOIN pd_o o ON l.ok = o.ok WHERE o.od < 90'),
   ('anti', 'SELECT count(*) FROM pd_l l WHERE NOT EXISTS (SELECT FROM pd_o o WHERE o.ok = l.ok AND o.od < 5)');
-SET gpuhash.key_filter = off;
-CREATE TEMP TABLE kc AS SELECT name, pg_temp.node_cost(q) AS without_filter FROM kq;
-RESET gpuhash.key_filter;
-SELECT name, without_filter - pg_temp.node_cost(q) > 0 AS saved
-FROM kq JOIN kc USING (name) ORDER BY name;
+SELECT name, pg_temp.saves(q, 'gpuhash.key_filter') AS saved FROM kq ORDER BY name;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_nestloop;
