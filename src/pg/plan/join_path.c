@@ -382,6 +382,25 @@ key_filter_fits(RelOptInfo *joinrel, JoinType jointype, Path *outer, double buil
 }
 
 /*
+ * The rows of the table the join builds: a split inner side's path gives
+ * one participant's share of them.
+ */
+static double
+table_rows(Path *inner, bool inner_split)
+{
+	return inner_split ? inner->rows * gpuhash_parallel_divisor(inner->parallel_workers) :
+		inner->rows;
+}
+
+/* What the join charges an outer row for copying it into a batch and probing. */
+static Cost
+outer_row_cost(PlannerInfo *root, const HashKeys *keys, Path *outer)
+{
+	return gpuhash_join_probe_row_cost + keys_cost(root, keys, true) +
+		input_row_cost(root, outer, keys_are_columns(keys, true), true);
+}
+
+/*
  * The share of the outer side's rows that a planned key filter drops before
  * they are taken apart (gpuhash_read_credit), by the planner's estimates of
  * the join's rows against its outer side's: where the outer side is read
@@ -509,15 +528,12 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 	QualCost	qc;
 	double		emitted = out_rows;
 	double		setup = device_setup(dev, outer, inner);
-	double		build_rows = inner->rows;
+	double		build_rows = table_rows(inner, inner_split);
 	double		matches;
-	Cost		outer_row_cost;
+	Cost		row_cost = outer_row_cost(root, keys, outer);
 
 	if (inner_split)
-	{
 		emitted = out_rows / gpuhash_parallel_divisor(inner->parallel_workers);
-		build_rows = inner->rows * gpuhash_parallel_divisor(inner->parallel_workers);
-	}
 
 	/*
 	 * The other join clauses are tested on every pair the hash key matches,
@@ -536,12 +552,9 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 		gpuhash_read_credit(root, inner, 0.0) +
 		inner->rows * (gpuhash_join_build_row_cost + keys_cost(root, keys, false) +
 					   input_row_cost(root, inner, keys_are_columns(keys, false), false)) + qc.startup;
-	outer_row_cost = gpuhash_join_probe_row_cost + keys_cost(root, keys, true) +
-		input_row_cost(root, outer, keys_are_columns(keys, true), true);
 	cp->path.total_cost = cp->path.startup_cost + outer->total_cost +
-		outer->rows * outer_row_cost + matches * qc.per_tuple + emitted * cpu_tuple_cost -
-		outer_read_credit(root, cp->path.parent, jointype, outer, keys, build_rows,
-						  outer_row_cost);
+		outer->rows * row_cost + matches * qc.per_tuple + emitted * cpu_tuple_cost -
+		outer_read_credit(root, cp->path.parent, jointype, outer, keys, build_rows, row_cost);
 }
 
 /*
@@ -703,21 +716,18 @@ may_survive(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, const Has
 {
 	Cost		startup;
 	Cost		total;
-	double		build_rows = inner->rows;
 
 	if (bms_equal(joinrel->relids, root->all_baserels))
 		return true;
-	if (partial && inner_split)
-		build_rows *= gpuhash_parallel_divisor(inner->parallel_workers);
 	startup = gpuhash_join_startup_cost + inner->total_cost - gpuhash_read_credit(root, inner, 0.0) +
 		inner->rows * Min(0.0, gpuhash_join_build_row_cost - cpu_tuple_cost);
 	if (charge_setup)
 		startup += device_setup(dev, outer, inner);
 	total = startup + outer->total_cost +
 		outer->rows * Min(0.0, gpuhash_join_probe_row_cost - cpu_tuple_cost) -
-		outer_read_credit(root, joinrel, jointype, outer, keys, build_rows,
-						  gpuhash_join_probe_row_cost + keys_cost(root, keys, true) +
-						  input_row_cost(root, outer, keys_are_columns(keys, true), true));
+		outer_read_credit(root, joinrel, jointype, outer, keys,
+						  table_rows(inner, partial && inner_split),
+						  outer_row_cost(root, keys, outer));
 	if (partial)
 		return add_partial_path_precheck(joinrel, total, NIL);
 	return add_path_precheck(joinrel, startup, total, NIL, NULL);
@@ -951,7 +961,7 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 	ListCell   *lc;
 	AttrNumber	resno = 1;
 	int			key_width = 4;
-	double		build_rows = inner_path->rows;
+	double		build_rows;
 
 	foreach(lc, hash_rinfos)
 		hash_clauses = lappend(hash_clauses, lfirst_node(RestrictInfo, lc)->clause);
@@ -1004,9 +1014,7 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 			joinquals = lappend(joinquals, ri->clause);
 	}
 
-	/* a split inner side's rows are per participant */
-	if (inner_split)
-		build_rows = inner_path->rows * gpuhash_parallel_divisor(inner_path->parallel_workers);
+	build_rows = table_rows(inner_path, inner_split);
 
 	private = NIL;
 	private = lappend(private, makeInteger(jointype));

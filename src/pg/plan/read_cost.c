@@ -32,15 +32,15 @@
 #include "scan_filter.h"
 
 /*
- * Whether each base relation's filter compiles whole, as found in this
- * planning: compiling takes a relation's descriptor and the operators'
- * lookups, and the joins of a many-way query ask for the same relations
- * many times.
+ * What this planning found of each base relation's filter: compiling takes
+ * a relation's descriptor and the operators' lookups, and the joins of a
+ * many-way query ask for the same relations many times.
  */
 typedef struct CompiledRel
 {
 	RelOptInfo *rel;
-	bool		compiles;
+	bool		compiles;		/* every qual compiles */
+	bool		subplan;		/* a qual has a subplan */
 } CompiledRel;
 
 static List *compiled_rels = NIL;
@@ -142,9 +142,9 @@ gpuhash_key_leads_row(PlannerInfo *root, Path *p, List *key_vars)
 	return true;
 }
 
-/* Does every qual of rel's filter compile (scan_filter.c)? */
-static bool
-filter_compiles(PlannerInfo *root, RelOptInfo *rel)
+/* What this planning knows of rel's filter (scan_filter.c), found on first asking. */
+static const CompiledRel *
+filter_of(PlannerInfo *root, RelOptInfo *rel)
 {
 	CompiledRel *c;
 	MemoryContext old;
@@ -157,24 +157,29 @@ filter_compiles(PlannerInfo *root, RelOptInfo *rel)
 	{
 		c = lfirst(lc);
 		if (c->rel == rel)
-			return c->compiles;
+			return c;
 	}
 	/*
 	 * Kept where rel is: GEQO plans each try of its join order in a memory
 	 * context of its own, which it then deletes.
 	 */
 	old = MemoryContextSwitchTo(GetMemoryChunkContext(rel));
-	foreach(lc, rel->baserestrictinfo)
-		quals = lappend(quals, lfirst_node(RestrictInfo, lc)->clause);
-	c = palloc(sizeof(CompiledRel));
+	c = palloc0(sizeof(CompiledRel));
 	c->rel = rel;
+	foreach(lc, rel->baserestrictinfo)
+	{
+		Expr	   *clause = lfirst_node(RestrictInfo, lc)->clause;
+
+		quals = lappend(quals, clause);
+		c->subplan |= contain_subplans((Node *) clause);
+	}
 	r = table_open(planner_rt_fetch(rel->relid, root)->relid, NoLock);
 	c->compiles = gpuhash_scan_filter_compile(quals, RelationGetDescr(r), &rest) != NULL &&
 		rest == NIL;
 	table_close(r, NoLock);
 	compiled_rels = lappend(compiled_rels, c);
 	MemoryContextSwitchTo(old);
-	return c->compiles;
+	return c;
 }
 
 /*
@@ -190,23 +195,24 @@ Cost
 gpuhash_read_credit(PlannerInfo *root, Path *p, double miss_early)
 {
 	RelOptInfo *rel = p->parent;
-	Cost		qual = rel->baserestrictcost.per_tuple;
-	bool		compiled;
+	Cost		qual = 0.0;
+	bool		compiled = false;
 	double		read;
 	Cost		scan;
 	Cost		after;
-	ListCell   *lc;
 
 	if (!gpuhash_direct_scan || (rel->baserestrictinfo == NIL && miss_early <= 0.0) ||
 		!gpuhash_plain_heap_scan(root, p))
 		return 0.0;
-	compiled = rel->baserestrictinfo != NIL && filter_compiles(root, rel);
-	foreach(lc, rel->baserestrictinfo)
-		if (contain_subplans((Node *) lfirst_node(RestrictInfo, lc)->clause))
-		{
-			qual = 0.0;
-			compiled = false;
-		}
+	if (rel->baserestrictinfo != NIL)
+	{
+		const CompiledRel *f = filter_of(root, rel);
+
+		/* a subplan never compiles */
+		compiled = f->compiles;
+		if (!f->subplan)
+			qual = rel->baserestrictcost.per_tuple;
+	}
 	read = rel->tuples;
 	if (p->parallel_workers > 0)
 		read /= gpuhash_parallel_divisor(p->parallel_workers);
