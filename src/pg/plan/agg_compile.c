@@ -681,27 +681,54 @@ group_key_width(Oid type, Oid collation)
 }
 
 /*
- * The GROUP BY columns as the plan lists them (join_agg.h), each found in
- * its child's target list; false if one is not a plain column of a type the
+ * A column that GROUP BY determines through its table's primary key
+ * (agg_path.c): every row of a group holds the same bytes in it, so it is
+ * hashed by its bits, or a varlena by its bytes, whatever its type's
+ * equality: a numeric too, or text of a nondeterministic collation.
+ */
+static int
+dependent_key_width(Oid type)
+{
+	int16		typlen;
+	bool		typbyval;
+
+	if (type == BOOLOID)
+		return 1;
+	get_typlenbyval(type, &typlen, &typbyval);
+	if (typlen == -1)
+		return GPUHASH_TEXT_KEY;
+	if (typbyval && (typlen == 2 || typlen == 4 || typlen == 8))
+		return typlen;
+	return 0;
+}
+
+/*
+ * The node's keys as the plan lists them (join_agg.h), each found in its
+ * child's target list: the first ngroup those of GROUP BY, the rest columns
+ * that they determine.  False if one is not a plain column of a type the
  * node groups by.
  */
 bool
-gpuhash_agg_plan_group_keys(List *group_exprs, List *outer_tlist, List *inner_tlist,
+gpuhash_agg_plan_group_keys(List *key_exprs, int ngroup, List *outer_tlist, List *inner_tlist,
 							List **keys)
 {
 	ListCell   *lc;
 
 	*keys = NIL;
-	if (list_length(group_exprs) > GPUHASH_AGG_MAX_KEYS)
+	if (list_length(key_exprs) > GPUHASH_AGG_MAX_KEYS)
 		return false;
-	foreach(lc, group_exprs)
+	foreach(lc, key_exprs)
 	{
 		Var		   *v = lfirst(lc);
-		int			width = group_key_width(exprType((Node *) v), exprCollation((Node *) v));
+		int			width;
 		int			op = GO_OUTER;
 		int			col;
 
-		if (!IsA(v, Var) || v->varlevelsup != 0 || width == 0)
+		if (!IsA(v, Var) || v->varlevelsup != 0)
+			return false;
+		width = foreach_current_index(lc) < ngroup ?
+			group_key_width(v->vartype, v->varcollid) : dependent_key_width(v->vartype);
+		if (width == 0)
 			return false;
 		if ((col = column_of(outer_tlist, v)) < 0)
 		{

@@ -19,6 +19,7 @@
 
 #include "access/table.h"
 #include "catalog/pg_aggregate_d.h"
+#include "catalog/pg_constraint.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -69,6 +70,7 @@ static const CustomScanMethods gpu_agg_scan_methods = {
 #define AGG_PRIV_HAVING (GJ_PATH_PRIV_COUNT + 3)	/* HAVING, when the node emits final values */
 #define AGG_PRIV_COMBINE (GJ_PATH_PRIV_COUNT + 4)	/* the participants combine the groups */
 #define AGG_PRIV_GROUPS (GJ_PATH_PRIV_COUNT + 5)	/* String: all the groups, estimated */
+#define AGG_PRIV_NGROUP (GJ_PATH_PRIV_COUNT + 6)	/* how many of the keys GROUP BY lists */
 
 /* a scan's path: these, in a list of their own */
 #define SCAN_PRIV_INPUT 0
@@ -77,6 +79,7 @@ static const CustomScanMethods gpu_agg_scan_methods = {
 #define SCAN_PRIV_PARTIAL 3
 #define SCAN_PRIV_COMBINE 4
 #define SCAN_PRIV_GROUPS 5
+#define SCAN_PRIV_NGROUP 6
 
 /* a String: a Float of integral value would come back from a worker's copy of the plan as an Integer */
 static Node *
@@ -86,12 +89,34 @@ groups_string(double groups)
 }
 
 /*
+ * Is v, a column outside GROUP BY, one that PostgreSQL let the query name
+ * because GROUP BY holds its table's primary key (or held it, before
+ * remove_useless_groupby_columns took the rest of that table's columns
+ * out)?  All of a group's rows then come from one row of that table, so the
+ * node may hash its bytes as one more group key without splitting a group:
+ * TPC-H q10's c_name, c_address and c_acctbal beside c_custkey.
+ */
+static bool
+dependent_column(PlannerInfo *root, Var *v, List *group_exprs)
+{
+	RangeTblEntry *rte;
+	List	   *deps = NIL;
+
+	if (v->varlevelsup != 0 || v->varno < 1 || v->varno >= root->simple_rel_array_size)
+		return false;
+	rte = planner_rt_fetch(v->varno, root);
+	return rte->rtekind == RTE_RELATION &&
+		check_functional_grouping(rte->relid, v->varno, 0, group_exprs, &deps);
+}
+
+/*
  * The distinct aggregates of exprs, or NIL when they hold none, or anything
  * else outside them but the GROUP BY columns group_exprs (another column, a
- * placeholder, a window function).
+ * placeholder, a window function).  With dependents, a column that GROUP BY
+ * determines through its table's primary key is added there instead.
  */
 static List *
-target_aggrefs(List *exprs, List *group_exprs)
+target_aggrefs(PlannerInfo *root, List *exprs, List *group_exprs, List **dependents)
 {
 	List	   *found = pull_var_clause((Node *) exprs, PVC_INCLUDE_AGGREGATES |
 										PVC_INCLUDE_WINDOWFUNCS | PVC_INCLUDE_PLACEHOLDERS);
@@ -100,11 +125,18 @@ target_aggrefs(List *exprs, List *group_exprs)
 
 	foreach(lc, found)
 	{
-		if (IsA(lfirst(lc), Var) && list_member(group_exprs, lfirst(lc)))
+		Node	   *n = lfirst(lc);
+
+		if (IsA(n, Var) && list_member(group_exprs, n))
 			continue;
-		if (!IsA(lfirst(lc), Aggref))
+		if (IsA(n, Var) && dependents != NULL && dependent_column(root, (Var *) n, group_exprs))
+		{
+			*dependents = list_append_unique(*dependents, n);
+			continue;
+		}
+		if (!IsA(n, Aggref))
 			return NIL;
-		aggs = list_append_unique(aggs, lfirst(lc));
+		aggs = list_append_unique(aggs, n);
 	}
 	return aggs;
 }
@@ -114,6 +146,7 @@ typedef struct AggShape
 {
 	List	   *aggs;			/* distinct Aggrefs of the target (and HAVING) */
 	List	   *group_exprs;	/* GROUP BY's columns, or NIL */
+	List	   *keys;			/* the node's keys: group_exprs, then the dependent columns */
 	List	   *having;			/* HAVING, applied by a serial node */
 } AggShape;
 
@@ -128,7 +161,7 @@ new_agg_path(PlannerInfo *root, RelOptInfo *upper, Path *input, PathTarget *targ
 {
 	CustomPath *cp = makeNode(CustomPath);
 	double		per_row = list_length(shape->aggs) * 0.25 +
-		list_length(shape->group_exprs) * 0.5;
+		list_length(shape->keys) * 0.5;
 
 	cp->path.pathtype = T_CustomScan;
 	cp->path.parent = upper;
@@ -163,10 +196,11 @@ make_agg_path(PlannerInfo *root, RelOptInfo *upper, CustomPath *join, PathTarget
 	cp->custom_paths = join->custom_paths;
 	cp->custom_private = lappend(lappend(list_copy(join->custom_private), join->path.parent),
 								 makeInteger(partial));
-	cp->custom_private = lappend(lappend(cp->custom_private, shape->group_exprs),
-								 shape->having);
+	cp->custom_private = lappend(lappend(cp->custom_private, shape->keys), shape->having);
 	cp->custom_private = lappend(lappend(cp->custom_private, makeInteger(false)),
 								 groups_string(groups));
+	cp->custom_private = lappend(cp->custom_private,
+								 makeInteger(list_length(shape->group_exprs)));
 	cp->methods = &gpu_agg_path_methods;
 	return cp;
 }
@@ -251,11 +285,12 @@ aggs_compile_for(const AggShape *shape, CustomPath *join)
 	outer = make_tlist_from_pathtarget(outer_target);
 	inner = make_tlist_from_pathtarget(inner_target);
 	if (!gpuhash_agg_plan_aggs(shape->aggs, outer, inner, &specs) ||
-		!gpuhash_agg_plan_group_keys(shape->group_exprs, outer, inner, &keys))
+		!gpuhash_agg_plan_group_keys(shape->keys, list_length(shape->group_exprs), outer, inner,
+									 &keys))
 		return false;
 	if (n_shape_memo < AGG_MEMO_SIZE)
 	{
-		List	   *vars = pull_var_clause((Node *) list_make2(shape->aggs, shape->group_exprs),
+		List	   *vars = pull_var_clause((Node *) list_make2(shape->aggs, shape->keys),
 										   PVC_RECURSE_AGGREGATES | PVC_INCLUDE_PLACEHOLDERS);
 
 		/* a placeholder is found by the compiler's own lookup only */
@@ -282,7 +317,7 @@ groups_of(PlannerInfo *root, const AggShape *shape, double rows)
 		return 1;
 	groups = num_groups(root, shape->group_exprs, rows);
 	/* the table's slots and entries grow by doubling: twice the entries' size */
-	bytes = 2.0 * groups * (sizeof(uint64) * (2 + list_length(shape->group_exprs)) +
+	bytes = 2.0 * groups * (sizeof(uint64) * (2 + list_length(shape->keys)) +
 							list_length(shape->aggs) * GPUHASH_AGG_ACC_BYTES);
 	return bytes > (double) get_hash_memory_limit() ? -1 : groups;
 }
@@ -436,7 +471,7 @@ aggs_compile_for_scan(const AggShape *shape, Path *scan)
 	List	   *keys;
 
 	return gpuhash_agg_plan_aggs(shape->aggs, outer, NIL, &specs) &&
-		gpuhash_agg_plan_group_keys(shape->group_exprs, outer, NIL, &keys);
+		gpuhash_agg_plan_group_keys(shape->keys, list_length(shape->group_exprs), outer, NIL, &keys);
 }
 
 /*
@@ -451,10 +486,11 @@ make_scan_agg_path(PlannerInfo *root, RelOptInfo *upper, RelOptInfo *input_rel, 
 	CustomPath *cp = new_agg_path(root, upper, scan, target, shape, groups, scan->total_cost);
 
 	cp->custom_paths = list_make1(scan);
-	cp->custom_private = list_make4(input_rel, shape->group_exprs, shape->having,
-									makeInteger(partial));
+	cp->custom_private = list_make4(input_rel, shape->keys, shape->having, makeInteger(partial));
 	cp->custom_private = lappend(lappend(cp->custom_private, makeInteger(false)),
 								 groups_string(groups));
+	cp->custom_private = lappend(cp->custom_private,
+								 makeInteger(list_length(shape->group_exprs)));
 	cp->methods = &scan_agg_path_methods;
 	return cp;
 }
@@ -554,7 +590,8 @@ add_parallel_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_r
 				 GroupPathExtraData *gx, List *group_exprs)
 {
 	RelOptInfo *partial_rel;
-	AggShape	shape = {NIL, group_exprs, NIL};
+	AggShape	shape = {NIL, group_exprs, NIL, NIL};
+	List	   *dependents = NIL;
 	ListCell   *lc;
 
 	if ((gx->flags & GROUPING_CAN_PARTIAL_AGG) == 0 || !gx->partial_costs_set ||
@@ -562,8 +599,10 @@ add_parallel_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_r
 		return;
 	partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, grouped_rel->relids);
 	if (partial_rel->reltarget == NULL ||
-		(shape.aggs = target_aggrefs(partial_rel->reltarget->exprs, group_exprs)) == NIL)
+		(shape.aggs = target_aggrefs(root, partial_rel->reltarget->exprs, group_exprs,
+									 &dependents)) == NIL)
 		return;
+	shape.keys = list_concat_copy(group_exprs, dependents);
 	foreach(lc, join_paths_of(input_rel, true))
 	{
 		CustomPath *join = lfirst(lc);
@@ -615,13 +654,13 @@ participants_of(const Path *path)
 static Cost
 combine_cost(const AggShape *shape, double groups)
 {
-	double		record_bytes = 16 + 8 * list_length(shape->group_exprs) +
+	double		record_bytes = 16 + 8 * list_length(shape->keys) +
 		24 * list_length(shape->aggs);
 	double		pages = ceil(groups * record_bytes / BLCKSZ);
 
 	return 1000 * cpu_tuple_cost + 2 * pages * seq_page_cost +
 		groups * (2 * cpu_tuple_cost +
-				  (0.5 * list_length(shape->group_exprs) + list_length(shape->aggs)) *
+				  (0.5 * list_length(shape->keys) + list_length(shape->aggs)) *
 				  cpu_operator_cost);
 }
 
@@ -738,6 +777,7 @@ gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *inpu
 	Query	   *parse = root->parse;
 	GroupPathExtraData *gx = extra;
 	AggShape	shape;
+	List	   *dependents = NIL;
 	ListCell   *lc;
 
 	if (prev_upper_paths_hook)
@@ -757,10 +797,11 @@ gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *inpu
 
 	/* serial: the node emits the result, and filters it by HAVING */
 	shape.having = (List *) gx->havingQual;
-	shape.aggs = target_aggrefs(list_make2(output_rel->reltarget->exprs, shape.having),
-								shape.group_exprs);
+	shape.aggs = target_aggrefs(root, list_make2(output_rel->reltarget->exprs, shape.having),
+								shape.group_exprs, &dependents);
 	if (shape.aggs == NIL)
 		return;
+	shape.keys = list_concat_copy(shape.group_exprs, dependents);
 	add_combined_aggs(root, input_rel, output_rel, &shape);
 	foreach(lc, join_paths_of(input_rel, false))
 	{
@@ -792,10 +833,11 @@ plan_scan_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 {
 	RelOptInfo *input_rel = list_nth(best_path->custom_private, SCAN_PRIV_INPUT);
 	List	   *group_exprs = list_nth(best_path->custom_private, SCAN_PRIV_GROUP_EXPRS);
+	int			ngroup = intVal(list_nth(best_path->custom_private, SCAN_PRIV_NGROUP));
 	List	   *having = list_nth(best_path->custom_private, SCAN_PRIV_HAVING);
 	Plan	   *outer = linitial(custom_plans);
 	CustomScan *cscan = makeNode(CustomScan);
-	List	   *aggs = target_aggrefs(list_make2(tlist, having), group_exprs);
+	List	   *aggs = target_aggrefs(root, list_make2(tlist, having), group_exprs, NULL);
 	List	   *scan_tlist = NIL;
 	List	   *specs;
 	List	   *keys;
@@ -803,7 +845,7 @@ plan_scan_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	ListCell   *lc;
 
 	if (aggs == NIL || !gpuhash_agg_plan_aggs(aggs, outer->targetlist, NIL, &specs) ||
-		!gpuhash_agg_plan_group_keys(group_exprs, outer->targetlist, NIL, &keys))
+		!gpuhash_agg_plan_group_keys(group_exprs, ngroup, outer->targetlist, NIL, &keys))
 		elog(ERROR, "gpuhash: aggregates of a GpuHashAggregate path cannot be planned");
 	/* the scan tuple: the scan's columns, then the aggregates' values */
 	foreach(lc, outer->targetlist)
@@ -837,10 +879,11 @@ plan_gpu_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 {
 	RelOptInfo *joinrel = list_nth(best_path->custom_private, AGG_PRIV_JOINREL);
 	List	   *group_exprs = list_nth(best_path->custom_private, AGG_PRIV_GROUP_EXPRS);
+	int			ngroup = intVal(list_nth(best_path->custom_private, AGG_PRIV_NGROUP));
 	List	   *having = list_nth(best_path->custom_private, AGG_PRIV_HAVING);
 	List	   *otherquals;
 	CustomScan *cscan;
-	List	   *aggs = target_aggrefs(list_make2(tlist, having), group_exprs);
+	List	   *aggs = target_aggrefs(root, list_make2(tlist, having), group_exprs, NULL);
 	List	   *specs;
 	List	   *keys;
 	List	   *outer_tlist;
@@ -854,7 +897,7 @@ plan_gpu_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	inner_tlist = ((Plan *) lsecond(custom_plans))->targetlist;
 	if (aggs == NIL ||
 		!gpuhash_agg_plan_aggs(aggs, outer_tlist, inner_tlist, &specs) ||
-		!gpuhash_agg_plan_group_keys(group_exprs, outer_tlist, inner_tlist, &keys))
+		!gpuhash_agg_plan_group_keys(group_exprs, ngroup, outer_tlist, inner_tlist, &keys))
 		elog(ERROR, "gpuhash: aggregates of a GpuHashAggregate path cannot be planned");
 
 	/* the scan tuple: the joined columns, then the aggregates' values */

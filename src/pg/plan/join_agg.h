@@ -142,7 +142,7 @@ extern Node *gpuhash_scan_agg_create_state(CustomScan *cscan);
 /* agg_compile.c */
 extern bool gpuhash_agg_plan_aggs(List *aggrefs, List *outer_tlist, List *inner_tlist,
 								  List **specs);
-extern bool gpuhash_agg_plan_group_keys(List *group_exprs, List *outer_tlist,
+extern bool gpuhash_agg_plan_group_keys(List *key_exprs, int ngroup, List *outer_tlist,
 										List *inner_tlist, List **keys);
 
 #pragma GCC visibility pop
