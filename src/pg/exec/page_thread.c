@@ -7,8 +7,11 @@
  * it goes on pinning the next ones and copying out the rows already done.
  * A page takes tens of microseconds, so waking a thread for each one would
  * cost as much as the work: the two sides publish progress through atomic
- * counters (posted by the backend, done by the thread) and spin briefly
- * before the thread sleeps on a condition variable.
+ * counters and spin briefly before the thread sleeps on a condition
+ * variable.  The backend does not wait idle for a slot: it takes the next
+ * unclaimed one itself, so where a filter removes most rows the backend and
+ * its thread take pages apart side by side (a slot is claimed by whichever
+ * side gets it first, and each marks the slots it finishes).
  *
  * The thread runs with every signal blocked and calls only the work
  * function it was given, which must not call into PostgreSQL.  The backend
@@ -44,9 +47,13 @@ struct GpuhashPageThread
 	uint64		posted pg_attribute_aligned(64);	/* slots the backend has filled */
 	int			stopped;		/* the thread must not start a slot */
 	int			quit;
-	uint64		done pg_attribute_aligned(64);	/* slots the thread has finished */
+	uint64		claimed pg_attribute_aligned(64);	/* slots either side has started */
 	int			working;		/* the thread may be in work() */
 	int			sleeping pg_attribute_aligned(64);	/* the thread waits on cv */
+	int			ring;			/* slots in flight at most */
+
+	/* finished[seq % ring] is seq + 1 once slot seq is done */
+	uint64		finished[GPUHASH_PAGE_THREAD_MAX_RING] pg_attribute_aligned(64);
 
 	GpuhashExitStop exit_stop;
 };
@@ -65,7 +72,30 @@ static inline bool
 has_work(GpuhashPageThread *t)
 {
 	return !__atomic_load_n(&t->stopped, __ATOMIC_SEQ_CST) &&
-		__atomic_load_n(&t->done, __ATOMIC_ACQUIRE) < __atomic_load_n(&t->posted, __ATOMIC_ACQUIRE);
+		__atomic_load_n(&t->claimed, __ATOMIC_ACQUIRE) < __atomic_load_n(&t->posted, __ATOMIC_ACQUIRE);
+}
+
+/* Take the next posted slot no one has started into *seq; false if there is none. */
+static inline bool
+claim(GpuhashPageThread *t, uint64 *seq)
+{
+	uint64		c = __atomic_load_n(&t->claimed, __ATOMIC_ACQUIRE);
+
+	while (c < __atomic_load_n(&t->posted, __ATOMIC_ACQUIRE))
+		if (__atomic_compare_exchange_n(&t->claimed, &c, c + 1, false, __ATOMIC_ACQ_REL,
+										__ATOMIC_ACQUIRE))
+		{
+			*seq = c;
+			return true;
+		}
+	return false;
+}
+
+static inline void
+run_slot(GpuhashPageThread *t, uint64 seq)
+{
+	t->work(t->arg, seq);
+	__atomic_store_n(&t->finished[seq % t->ring], seq + 1, __ATOMIC_RELEASE);
 }
 
 static void *
@@ -78,7 +108,7 @@ thread_main(void *p)
 	{
 		if (has_work(t))
 		{
-			uint64		d;
+			uint64		seq;
 
 			/*
 			 * Announce the work before checking for a stop, and the stopper
@@ -87,15 +117,8 @@ thread_main(void *p)
 			 * reset them.
 			 */
 			__atomic_store_n(&t->working, 1, __ATOMIC_SEQ_CST);
-			if (!__atomic_load_n(&t->stopped, __ATOMIC_SEQ_CST))
-			{
-				d = __atomic_load_n(&t->done, __ATOMIC_ACQUIRE);
-				if (d < __atomic_load_n(&t->posted, __ATOMIC_ACQUIRE))
-				{
-					t->work(t->arg, d);
-					__atomic_store_n(&t->done, d + 1, __ATOMIC_RELEASE);
-				}
-			}
+			if (!__atomic_load_n(&t->stopped, __ATOMIC_SEQ_CST) && claim(t, &seq))
+				run_slot(t, seq);
 			__atomic_store_n(&t->working, 0, __ATOMIC_SEQ_CST);
 			spins = 0;
 			continue;
@@ -134,10 +157,11 @@ stop_at_exit(void *arg)
 }
 
 GpuhashPageThread *
-gpuhash_page_thread_create(GpuhashPageWork work, void *arg, const char **why)
+gpuhash_page_thread_create(GpuhashPageWork work, void *arg, int ring, const char **why)
 {
 	GpuhashPageThread *t = NULL;
 
+	Assert(ring > 0 && ring <= GPUHASH_PAGE_THREAD_MAX_RING);
 	*why = NULL;
 	if (posix_memalign((void **) &t, 64, sizeof(GpuhashPageThread)) != 0)
 	{
@@ -147,6 +171,7 @@ gpuhash_page_thread_create(GpuhashPageWork work, void *arg, const char **why)
 	memset(t, 0, sizeof(GpuhashPageThread));
 	t->work = work;
 	t->arg = arg;
+	t->ring = ring;
 	pthread_mutex_init(&t->mu, NULL);
 	pthread_cond_init(&t->cv, NULL);
 	if (gpuhash_helper_thread_start(&t->thread, thread_main, t) != 0)
@@ -172,11 +197,17 @@ void
 gpuhash_page_thread_wait(GpuhashPageThread *t, uint64 seq)
 {
 	int			spins = 0;
+	uint64		mine;
 
 	/* a slot is bounded work, so the wait is short and not interruptible */
-	while (__atomic_load_n(&t->done, __ATOMIC_ACQUIRE) <= seq)
+	while (__atomic_load_n(&t->finished[seq % t->ring], __ATOMIC_ACQUIRE) != seq + 1)
 	{
-		if (++spins % WAIT_SPINS == 0)
+		if (claim(t, &mine))
+		{
+			run_slot(t, mine);
+			spins = 0;
+		}
+		else if (++spins % WAIT_SPINS == 0)
 			sched_yield();
 		else
 			cpu_relax();
@@ -194,7 +225,9 @@ gpuhash_page_thread_stop(GpuhashPageThread *t)
 void
 gpuhash_page_thread_restart(GpuhashPageThread *t)
 {
-	__atomic_store_n(&t->done, 0, __ATOMIC_SEQ_CST);
+	for (int i = 0; i < t->ring; i++)
+		__atomic_store_n(&t->finished[i], 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&t->claimed, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&t->posted, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&t->stopped, 0, __ATOMIC_SEQ_CST);
 }

@@ -12,7 +12,11 @@
  * the rows: those the thread passed as they are, those whose quals need a
  * call after testing them itself, and those the thread could not take
  * apart (fewer attributes than wanted) through the Seq Scan's slot
- * (bench/NOTES.md section 29).
+ * (bench/NOTES.md section 29).  While the backend waits for a page, it
+ * takes the next one apart itself (page_thread.c): where the filter keeps
+ * few rows it has little else to do, and a backend spinning idle beside
+ * its thread had left half of a parallel read's cores unused (TPC-H q12
+ * 17 % faster on the H200 host, section 33).
  */
 #include "gpuhash_pg.h"
 
@@ -242,7 +246,7 @@ gpuhash_read_ahead_try(GpuhashHeapReader *r)
 		p->watt = r->watt;
 		p->filter = r->filter;
 		p->kf = r->kf;
-		p->thread = gpuhash_page_thread_create(pipe_work, p, &why);
+		p->thread = gpuhash_page_thread_create(pipe_work, p, READ_SLOTS, &why);
 	}
 	if (why != NULL)
 	{
