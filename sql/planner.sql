@@ -251,6 +251,29 @@ SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off
 SELECT * FROM pg_temp.plan('SELECT count(*), sum(pf.v + pd.v) FROM pf JOIN pd ON pf.k = pd.k');
 RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
 SELECT pg_temp.same('SELECT pf.t, pd.t FROM pf JOIN pd ON pf.k = pd.k AND pf.v > pd.v');
+-- PostgreSQL's Parallel Hash Join over a GpuHashJoin planned for more
+-- workers than its outer side (TPC-H q08): it runs as many as that inner side
+CREATE TABLE ps (t text, w int4);
+INSERT INTO ps SELECT repeat('d', i % 40) || i, i FROM generate_series(1, 3000) i;
+ANALYZE ps;
+ALTER TABLE ps SET (parallel_workers = 1);
+SET max_parallel_workers_per_gather = 3;
+SET gpuhash.join_startup_cost = 0; SET gpuhash.join_build_row_cost = 0;
+SET gpuhash.join_probe_row_cost = 0; SET gpuhash.device_setup_cost = 0;
+ALTER TABLE pf SET (parallel_workers = 3); ALTER TABLE pd SET (parallel_workers = 3);
+CREATE FUNCTION pg_temp.plan_as_chosen(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE l text;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    IF l !~ '(Device|Hash Method|Build Rows \(estimated\)): ' THEN RETURN NEXT l; END IF;
+  END LOOP;
+END $$;
+SELECT * FROM pg_temp.plan_as_chosen('SELECT count(*), sum(ps.w + pf.v) FROM ps JOIN (pf JOIN pd ON pf.k = pd.k) ON ps.t = pd.t WHERE pf.v < 3');
+SELECT pg_temp.same('SELECT ps.w, pf.v, pd.t FROM ps JOIN (pf JOIN pd ON pf.k = pd.k) ON ps.t = pd.t WHERE pf.v < 3');
+SET max_parallel_workers_per_gather = 2;
+RESET gpuhash.join_startup_cost; RESET gpuhash.join_build_row_cost;
+RESET gpuhash.join_probe_row_cost; RESET gpuhash.device_setup_cost;
+DROP TABLE ps;
 ALTER TABLE pf RESET (parallel_workers); ALTER TABLE pd RESET (parallel_workers);
 -- a parallel worker runs with its leader's gpuhash.* settings, which it reads
 -- when its node starts instead of defining them at load (settings.c)

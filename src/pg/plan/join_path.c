@@ -448,11 +448,12 @@ outer_read_credit(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, Pat
 }
 
 /*
- * Whether a GpuHashJoin on the GPU lies in path's tree.  Only the shapes a
- * join's input takes are walked: a join, a Gather, or a node over one input.
+ * Whether a GpuHashJoin (on the GPU, or with any_device on either) lies in
+ * path's tree.  Only the shapes a join's input takes are walked: a join, a
+ * Gather, or a node over one input.
  */
 static bool
-gpu_join_below(Path *path)
+join_below(Path *path, bool any_device)
 {
 	check_stack_depth();
 	if (path == NULL)
@@ -462,10 +463,10 @@ gpu_join_below(Path *path)
 		CustomPath *cp = (CustomPath *) path;
 		ListCell   *lc;
 
-		if (intVal(list_nth(cp->custom_private, 4)) == GHT_GPU)
+		if (any_device || intVal(list_nth(cp->custom_private, 4)) == GHT_GPU)
 			return true;
 		foreach(lc, cp->custom_paths)
-			if (gpu_join_below(lfirst(lc)))
+			if (join_below(lfirst(lc), any_device))
 				return true;
 		return false;
 	}
@@ -474,26 +475,32 @@ gpu_join_below(Path *path)
 		case T_NestPath:
 		case T_MergePath:
 		case T_HashPath:
-			return gpu_join_below(((JoinPath *) path)->outerjoinpath) ||
-				gpu_join_below(((JoinPath *) path)->innerjoinpath);
+			return join_below(((JoinPath *) path)->outerjoinpath, any_device) ||
+				join_below(((JoinPath *) path)->innerjoinpath, any_device);
 		case T_GatherPath:
-			return gpu_join_below(((GatherPath *) path)->subpath);
+			return join_below(((GatherPath *) path)->subpath, any_device);
 		case T_GatherMergePath:
-			return gpu_join_below(((GatherMergePath *) path)->subpath);
+			return join_below(((GatherMergePath *) path)->subpath, any_device);
 		case T_ProjectionPath:
-			return gpu_join_below(((ProjectionPath *) path)->subpath);
+			return join_below(((ProjectionPath *) path)->subpath, any_device);
 		case T_MaterialPath:
-			return gpu_join_below(((MaterialPath *) path)->subpath);
+			return join_below(((MaterialPath *) path)->subpath, any_device);
 		case T_MemoizePath:
-			return gpu_join_below(((MemoizePath *) path)->subpath);
+			return join_below(((MemoizePath *) path)->subpath, any_device);
 		case T_UniquePath:
-			return gpu_join_below(((UniquePath *) path)->subpath);
+			return join_below(((UniquePath *) path)->subpath, any_device);
 		case T_SortPath:
 		case T_IncrementalSortPath:
-			return gpu_join_below(((SortPath *) path)->subpath);
+			return join_below(((SortPath *) path)->subpath, any_device);
 		default:
 			return false;
 	}
+}
+
+static inline bool
+gpu_join_below(Path *path)
+{
+	return join_below(path, false);
 }
 
 /*
@@ -784,6 +791,34 @@ gpu_join_aside(RelOptInfo *rel, Path *best, bool partial)
 	return cheapest;
 }
 
+/*
+ * PostgreSQL runs a Parallel Hash Join with as many workers as its outer
+ * side was planned for, though every participant shares the building of
+ * its inner side.  Where that inner side holds GpuHashJoins planned for more
+ * workers, the join gets theirs: TPC-H q08 put its whole GPU chain (orders
+ * and lineitem read directly) under the Parallel Hash of a join whose outer
+ * side, supplier, has one worker, so two processes did the work costed for
+ * seven.  The cost stays as PostgreSQL computed it; any number of
+ * participants gives the same rows.
+ */
+static void
+widen_parallel_hash_joins(RelOptInfo *joinrel)
+{
+	ListCell   *lc;
+
+	foreach(lc, joinrel->partial_pathlist)
+	{
+		Path	   *p = lfirst(lc);
+		Path	   *inner;
+
+		if (!IsA(p, HashPath) || !p->parallel_aware)
+			continue;
+		inner = ((JoinPath *) p)->innerjoinpath;
+		if (inner->parallel_workers > p->parallel_workers && join_below(inner, true))
+			p->parallel_workers = inner->parallel_workers;
+	}
+}
+
 static void
 gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 				  RelOptInfo *innerrel, JoinType jointype, JoinPathExtraData *extra)
@@ -800,6 +835,7 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	gpuhash_settings_ready();
 	if (!gpuhash_enable_join)
 		return;
+	widen_parallel_hash_joins(joinrel);
 	/*
 	 * JOIN_LEFT keeps outerrel's rows and hashes innerrel's, the side that
 	 * is null-extended.  JOIN_RIGHT and JOIN_FULL would have to return the
