@@ -7,13 +7,7 @@
 -- forced on and is compared, as a multiset, with PostgreSQL's own plan,
 -- serially and in parallel, and says if it was not folded.
 --
-LOAD 'gpuhash';
-SELECT set_config('gpuhash.device',
-                  CASE WHEN gpuhash_backend() = 'gpu' THEN 'gpu' ELSE 'cpu' END, false) IS NOT NULL AS device_set;
-SET gpuhash.join_startup_cost = 0;
-SET gpuhash.join_build_row_cost = 0;
-SET gpuhash.join_probe_row_cost = 0;
-SET gpuhash.batch_rows = 1024;
+\i sql/fold_setup.psql
 
 \i sql/compare.psql
 \i sql/compare_fold.psql

@@ -9,13 +9,7 @@
 -- serially, in parallel with the participants combining the groups, and in
 -- parallel under a Finalize Aggregate.
 --
-LOAD 'gpuhash';
-SELECT set_config('gpuhash.device',
-                  CASE WHEN gpuhash_backend() = 'gpu' THEN 'gpu' ELSE 'cpu' END, false) IS NOT NULL AS device_set;
-SET gpuhash.join_startup_cost = 0;
-SET gpuhash.join_build_row_cost = 0;
-SET gpuhash.join_probe_row_cost = 0;
-SET gpuhash.batch_rows = 1024;
+\i sql/fold_setup.psql
 
 \i sql/compare.psql
 \i sql/compare_fold.psql

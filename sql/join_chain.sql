@@ -8,14 +8,7 @@
 -- serially and in parallel; each says how many joins read the one below in
 -- batches, so that the test cannot pass without taking the path it tests.
 --
-LOAD 'gpuhash';
-SELECT set_config('gpuhash.device',
-                  CASE WHEN gpuhash_backend() = 'gpu' THEN 'gpu' ELSE 'cpu' END, false) IS NOT NULL AS device_set;
-SET gpuhash.join_startup_cost = 0;
-SET gpuhash.join_build_row_cost = 0;
-SET gpuhash.join_probe_row_cost = 0;
--- many batches, at each level
-SET gpuhash.batch_rows = 1024;
+\i sql/fold_setup.psql
 
 \i sql/compare.psql
 
