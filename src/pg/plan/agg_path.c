@@ -110,6 +110,12 @@ dependent_column(PlannerInfo *root, Var *v, List *group_exprs)
 }
 
 /*
+ * The columns found dependent in this call of the hook: the serial and the
+ * partial shapes name the same ones, and each check reads pg_constraint.
+ */
+static List *dependent_memo;
+
+/*
  * The distinct aggregates of exprs, or NIL when they hold none, or anything
  * else outside them but the GROUP BY columns group_exprs (another column, a
  * placeholder, a window function).  With dependents, a column that GROUP BY
@@ -129,8 +135,10 @@ target_aggrefs(PlannerInfo *root, List *exprs, List *group_exprs, List **depende
 
 		if (IsA(n, Var) && list_member(group_exprs, n))
 			continue;
-		if (IsA(n, Var) && dependents != NULL && dependent_column(root, (Var *) n, group_exprs))
+		if (IsA(n, Var) && dependents != NULL &&
+			(list_member(dependent_memo, n) || dependent_column(root, (Var *) n, group_exprs)))
 		{
+			dependent_memo = list_append_unique(dependent_memo, n);
 			*dependents = list_append_unique(*dependents, n);
 			continue;
 		}
@@ -787,6 +795,7 @@ gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *inpu
 	if (!gpuhash_enable_join || !gpuhash_enable_aggregate || stage != UPPERREL_GROUP_AGG)
 		return;
 	n_groups_memo = n_shape_memo = 0;
+	dependent_memo = NIL;
 	quals_memo_rel = NULL;
 	if (parse->groupingSets != NIL || parse->hasTargetSRFs ||
 		!parse->hasAggs || gx == NULL || gx->patype != PARTITIONWISE_AGGREGATE_NONE)
