@@ -1608,7 +1608,7 @@ static TupleTableSlot *
 next_row(GpuJoinState *gj)
 {
 	TupleTableSlot *slot = gj->css.ss.ss_ScanTupleSlot;
-	int			first = gj->n_outer + gj->n_inner;
+	int			first = gpuhash_join_scan_columns(gj);
 	GpuAggAcc  *accs = gj->acc;
 	MemoryContext old;
 
@@ -1784,7 +1784,7 @@ static void
 explain_aggs(GpuJoinState *gj, List *context, bool useprefix, ExplainState *es)
 {
 	CustomScan *cscan = (CustomScan *) gj->css.ss.ps.plan;
-	List	   *aggs = list_copy_tail(cscan->custom_scan_tlist, gj->n_outer + gj->n_inner);
+	List	   *aggs = list_copy_tail(cscan->custom_scan_tlist, gpuhash_join_scan_columns(gj));
 	StringInfoData buf;
 	ListCell   *lc;
 

@@ -21,6 +21,7 @@
 
 #include "ght_keyfilter.h"
 #include "join_state.h"
+#include "pair_memo_exec.h"
 
 /* pairs between prefetching a build row and using it */
 #define PAIR_PREFETCH_AHEAD 8
@@ -70,6 +71,7 @@ gpuhash_join_init_state(GpuJoinState *gj, CustomScan *cscan, const CustomExecMet
 	gj->inner_partial = intVal(list_nth(priv, GJ_PRIV_INNER_PARTIAL)) != 0;
 	gj->est_build_rows = floatVal(list_nth(priv, GJ_PRIV_BUILD_ROWS));
 	gj->key_filter = intVal(list_nth(priv, GJ_PRIV_KEY_FILTER)) != 0;
+	gj->n_memo = intVal(list_nth(priv, GJ_PRIV_MEMO));
 	gj->key_width = (gj->outer_type == INT8OID || gj->inner_type == INT8OID ||
 					 gj->inner_key2 != 0) ? 8 : 4;
 }
@@ -150,6 +152,13 @@ join_quals(CustomScan *cscan, GpuJoinState *gj)
 	return list_copy_head(list_copy_tail(cscan->custom_exprs, 1), gj->n_join_quals);
 }
 
+/* Their parts kept per build row, which follow them. */
+static List *
+memo_exprs(CustomScan *cscan, GpuJoinState *gj)
+{
+	return list_copy_head(list_copy_tail(cscan->custom_exprs, 1 + gj->n_join_quals), gj->n_memo);
+}
+
 void
 gpuhash_join_begin(CustomScanState *node, EState *estate, int eflags)
 {
@@ -163,13 +172,18 @@ gpuhash_join_begin(CustomScanState *node, EState *estate, int eflags)
 	node->custom_ps = list_make2(outer, inner);
 	gj->n_outer = ExecGetResultType(outer)->natts;
 	gj->n_inner = ExecGetResultType(inner)->natts;
-	gj->n_join_quals = list_length(cscan->custom_exprs) - 1 - gj->n_row_quals;
+	gj->n_join_quals = list_length(cscan->custom_exprs) - 1 - gj->n_memo - gj->n_row_quals;
 	gj->join_qual = ExecInitQual(join_quals(cscan, gj), &node->ss.ps);
-	gj->row_qual = ExecInitQual(list_copy_tail(cscan->custom_exprs, 1 + gj->n_join_quals),
+	gpuhash_pair_memo_begin(gj, memo_exprs(cscan, gj));
+	gj->row_qual = ExecInitQual(list_copy_tail(cscan->custom_exprs,
+											   1 + gj->n_join_quals + gj->n_memo),
 								&node->ss.ps);
 	gj->keep_inner = gj->jointype == JOIN_INNER || gj->jointype == JOIN_LEFT ||
 		gj->join_qual != NULL;
 	set_inline_ok(gj, ExecGetResultType(inner));
+	/* the memo is kept by build row number, which a payload in the table is not */
+	if (gj->memo != NULL)
+		gj->inline_ok = false;
 	gj->outer_reader = gpuhash_heap_reader_create(outer);
 	gj->inner_reader = gpuhash_heap_reader_create(inner);
 	if (gpuhash_chain_batches)
@@ -937,7 +951,10 @@ gpuhash_join_scan_tuple(GpuJoinState *gj, uint64 orow, bool matched, uint64 kidx
 			values[gj->n_outer + c] = (Datum) 0;
 			isnull[gj->n_outer + c] = true;
 		}
-	return ExecStoreVirtualTuple(slot);
+	ExecStoreVirtualTuple(slot);
+	if (gj->memo != NULL)
+		gpuhash_pair_memo_fill(gj, slot, matched, ref);
+	return slot;
 }
 
 static inline uint64
@@ -1252,6 +1269,7 @@ gpuhash_join_rescan(CustomScanState *node)
 	PlanState  *inner;
 
 	reset_outer(gj);
+	gpuhash_pair_memo_reset(gj);
 	gj->shut_down = false;
 	if (gj->outer_reader)
 		gpuhash_heap_reader_rescan(gj->outer_reader);
@@ -1495,6 +1513,7 @@ gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Join Filter",
 							deparse_expression((Node *) make_ands_explicit(join_quals(cscan, gj)),
 											   context, useprefix, false), es);
+	gpuhash_pair_memo_explain(gj, memo_exprs(cscan, gj), context, useprefix, es);
 	if (gj->explain_more)
 		gj->explain_more(gj, context, useprefix, es);
 	if ((es->verbose || es->analyze) && (gj->outer_reader || gj->inner_reader))

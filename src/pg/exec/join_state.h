@@ -87,6 +87,8 @@ typedef struct GpuJoinState
 	bool		key_filter;		/* planned: see kf_words */
 	ExprState  *join_qual;		/* the join clauses besides the hash clause */
 	int			n_join_quals;
+	int			n_memo;			/* their parts kept per build row (pair_memo_exec.h), */
+	struct GpuPairMemo *memo;	/* ... scan tuple columns after the inner ones */
 	int			n_outer;		/* columns of the outer plan */
 	int			n_inner;
 	bool		keep_inner;		/* inner columns are read after the match */
@@ -254,6 +256,13 @@ gpuhash_inner_key_datum(const GpuJoinState *gj, int c, int64 key)
 	Oid			type = c == gj->inner_key - 1 ? gj->inner_type : gj->inner_type2;
 
 	return gpuhash_key_datum(type, gpuhash_inner_key_value(gj, c, key));
+}
+
+/* The scan tuple's columns before a GpuHashAggregate's values. */
+static inline int
+gpuhash_join_scan_columns(const GpuJoinState *gj)
+{
+	return gj->n_outer + gj->n_inner + gj->n_memo;
 }
 
 /* join_exec.c */

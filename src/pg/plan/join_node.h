@@ -29,9 +29,11 @@ extern bool gpuhash_key_filter;
  * The plan's custom_private, a list of Integer nodes in this order (plus the
  * estimated build rows as a Float).  custom_exprs holds the hash clause
  * first (an AND of the two when two keys are packed into one, for EXPLAIN
- * alone), then the other join clauses, evaluated on each matching pair.
+ * alone), then the other join clauses, evaluated on each matching pair,
+ * then the GJ_PRIV_MEMO expressions kept per build row (pair_memo.h).
  * custom_plans is (outer, inner); the scan tuple is the outer plan's
- * columns followed by the inner plan's (and a GpuHashAggregate's values).
+ * columns followed by the inner plan's, then one per memo expression (and
+ * a GpuHashAggregate's values).
  */
 enum
 {
@@ -50,6 +52,7 @@ enum
 	GJ_PRIV_BUILD_ROWS,			/* Float: estimated build rows */
 	GJ_PRIV_KEY_FILTER,			/* the outer side's rows are tested against a
 								 * Bloom filter of the table's keys */
+	GJ_PRIV_MEMO,				/* subexpressions kept per build row (pair_memo.h) */
 	GJ_PRIV_COUNT,
 	/* GpuHashAggregate only (join_agg.h) */
 	GJ_PRIV_AGGS = GJ_PRIV_COUNT,	/* List of aggregates */

@@ -43,6 +43,7 @@
 
 #include "ght_keyfilter.h"
 #include "join_node.h"
+#include "pair_memo.h"
 #include "read_cost.h"
 
 static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
@@ -529,10 +530,11 @@ device_setup(ght_device dev, Path *outer, Path *inner)
  */
 static void
 cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer, Path *inner,
-			  const HashKeys *keys, List *quals, double out_rows, bool inner_split,
+			  const HashKeys *keys, List *quals, List *memo, double out_rows, bool inner_split,
 			  ght_device dev)
 {
 	QualCost	qc;
+	QualCost	mc;
 	double		emitted = out_rows;
 	double		setup = device_setup(dev, outer, inner);
 	double		build_rows = table_rows(inner, inner_split);
@@ -554,13 +556,18 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 		matches = Min(matches, outer->rows);
 	matches = Max(matches, out_rows);
 
+	/* what is kept per build row runs once a build row, not once a pair */
+	cost_qual_eval(&mc, memo, root);
+	qc.per_tuple -= mc.per_tuple;
+
 	cp->path.rows = out_rows;
 	cp->path.startup_cost = gpuhash_join_startup_cost + setup + inner->total_cost -
 		gpuhash_read_credit(root, inner, 0.0) +
 		inner->rows * (gpuhash_join_build_row_cost + keys_cost(root, keys, false) +
 					   input_row_cost(root, inner, keys_are_columns(keys, false), false)) + qc.startup;
 	cp->path.total_cost = cp->path.startup_cost + outer->total_cost +
-		outer->rows * row_cost + matches * qc.per_tuple + emitted * cpu_tuple_cost -
+		outer->rows * row_cost + matches * qc.per_tuple + emitted * cpu_tuple_cost +
+		Min(matches, build_rows) * mc.per_tuple -
 		outer_read_credit(root, cp->path.parent, jointype, outer, keys, build_rows, row_cost);
 }
 
@@ -579,6 +586,7 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 	CustomPath *cp = makeNode(CustomPath);
 	double		rows = joinrel->rows;
 	List	   *quals = NIL;
+	List	   *join_clauses = NIL;
 	List	   *rinfos = hash_rinfos(keys);
 	List	   *outer_exprs = NIL;
 	List	   *inner_exprs = NIL;
@@ -601,13 +609,19 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 	{
 		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 
-		if (!list_member_ptr(rinfos, ri))
-			quals = lappend(quals, ri->clause);
+		if (list_member_ptr(rinfos, ri))
+			continue;
+		quals = lappend(quals, ri->clause);
+		/* as gpuhash_join_plan_scan sorts them */
+		if (!((jointype == JOIN_ANTI || jointype == JOIN_LEFT) &&
+			  RINFO_IS_PUSHED_DOWN(ri, joinrel->relids)))
+			join_clauses = lappend(join_clauses, ri->clause);
 	}
 	if (partial)
 		rows = clamp_row_est(rows / gpuhash_parallel_divisor(cp->path.parallel_workers));
-	cost_gpu_join(root, cp, jointype, outer, inner, keys, quals, rows, partial && inner_split,
-				  dev);
+	cost_gpu_join(root, cp, jointype, outer, inner, keys, quals,
+				  gpuhash_pair_memo_exprs(root, join_clauses, inner->parent->relids),
+				  rows, partial && inner_split, dev);
 
 	/*
 	 * A split inner side is read by every participant before the outer one
@@ -993,6 +1007,7 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 	List	   *scan_tlist = NIL;
 	List	   *joinquals = NIL;
 	List	   *hash_clauses = NIL;
+	List	   *memo;
 	List	   *private;
 	ListCell   *lc;
 	AttrNumber	resno = 1;
@@ -1050,6 +1065,17 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 			joinquals = lappend(joinquals, ri->clause);
 	}
 
+	/* the join clauses' parts kept per build row, as columns after the inner ones */
+	memo = gpuhash_pair_memo_exprs(root, joinquals, inner_path->parent->relids);
+	if (memo != NIL)
+	{
+		List	   *columns = gpuhash_pair_memo_columns(memo);
+
+		joinquals = gpuhash_pair_memo_replace(joinquals, memo, columns);
+		foreach(lc, columns)
+			scan_tlist = lappend(scan_tlist, makeTargetEntry(lfirst(lc), resno++, NULL, false));
+	}
+
 	build_rows = table_rows(inner_path, inner_split);
 
 	private = NIL;
@@ -1073,12 +1099,13 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 	private = lappend(private, makeInteger(wants_key_filter(root, joinrelids, jointype,
 															linitial(best_path->custom_paths),
 															build_rows)));
+	private = lappend(private, makeInteger(list_length(memo)));
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
-	cscan->custom_exprs = lcons(make_ands_explicit(hash_clauses), joinquals);
+	cscan->custom_exprs = list_concat(lcons(make_ands_explicit(hash_clauses), joinquals), memo);
 	cscan->custom_private = private;
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = joinrelids;
