@@ -58,6 +58,47 @@ static planner_hook_type prev_planner_hook = NULL;
  */
 static List *made_join_paths = NIL;
 
+/*
+ * The cheapest GPU path among them of each relation, serial and partial,
+ * for gpu_join_aside: scanning made_join_paths for it on each join was
+ * 3 % of planning TPC-H q08, whose 8 relations make hundreds of paths.
+ */
+typedef struct GpuPathsOfRel
+{
+	RelOptInfo *rel;			/* the key */
+	Path	   *cheapest_gpu[2];	/* [parallel_aware] */
+} GpuPathsOfRel;
+
+static HTAB *gpu_paths_by_rel = NULL;
+
+static void
+remember_join_path(CustomPath *cp)
+{
+	Path	   *p = &cp->path;
+	GpuPathsOfRel *e;
+	bool		found;
+
+	made_join_paths = lappend(made_join_paths, cp);
+	if (intVal(list_nth(cp->custom_private, 4)) != GHT_GPU)
+		return;
+	if (gpu_paths_by_rel == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(RelOptInfo *);
+		ctl.entrysize = sizeof(GpuPathsOfRel);
+		ctl.hcxt = CurrentMemoryContext;
+		gpu_paths_by_rel = hash_create("gpuhash paths by relation", 64, &ctl,
+									   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	e = hash_search(gpu_paths_by_rel, &p->parent, HASH_ENTER, &found);
+	if (!found)
+		e->cheapest_gpu[0] = e->cheapest_gpu[1] = NULL;
+	if (e->cheapest_gpu[p->parallel_aware] == NULL ||
+		p->total_cost < e->cheapest_gpu[p->parallel_aware]->total_cost)
+		e->cheapest_gpu[p->parallel_aware] = p;
+}
+
 static Plan *plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 						   List *tlist, List *clauses, List *custom_plans);
 
@@ -661,7 +702,7 @@ add_join_path(PlannerInfo *root, RelOptInfo *joinrel, CustomPath *cp)
 		CustomPath *copy = makeNode(CustomPath);
 
 		memcpy(copy, cp, sizeof(CustomPath));
-		made_join_paths = lappend(made_join_paths, copy);
+		remember_join_path(copy);
 	}
 	if (cp->path.parallel_aware)
 		add_partial_path(joinrel, &cp->path);
@@ -695,11 +736,13 @@ gpuhash_planner(Query *parse, const char *query_string, int cursor_options,
 				ParamListInfo bound_params)
 {
 	List	   *outer_paths = made_join_paths;
+	HTAB	   *outer_by_rel = gpu_paths_by_rel;
 	List	   *outer_reads;
 	PlannedStmt *result;
 
 	gpuhash_settings_ready();
 	made_join_paths = NIL;
+	gpu_paths_by_rel = NULL;
 	outer_reads = gpuhash_read_cost_begin();
 	PG_TRY();
 	{
@@ -711,6 +754,7 @@ gpuhash_planner(Query *parse, const char *query_string, int cursor_options,
 	PG_FINALLY();
 	{
 		made_join_paths = outer_paths;
+		gpu_paths_by_rel = outer_by_rel;
 		gpuhash_read_cost_end(outer_reads);
 	}
 	PG_END_TRY();
@@ -775,7 +819,7 @@ try_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 		CustomPath *cp = make_path(root, joinrel, jointype, extra, keys, outer, inner, dev,
 								   partial, inner_split);
 
-		made_join_paths = lappend(made_join_paths, cp);
+		remember_join_path(cp);
 	}
 }
 
@@ -788,21 +832,14 @@ try_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 static Path *
 gpu_join_aside(RelOptInfo *rel, Path *best, bool partial)
 {
-	Path	   *cheapest = NULL;
-	ListCell   *lc;
+	GpuPathsOfRel *e;
 
-	if (gpuhash_gpu_context_ready() || best == NULL || gpu_join_below(best))
+	if (gpu_paths_by_rel == NULL || gpuhash_gpu_context_ready() || best == NULL)
 		return NULL;
-	foreach(lc, made_join_paths)
-	{
-		Path	   *p = lfirst(lc);
-
-		if (p->parent == rel && p->parallel_aware == partial &&
-			intVal(list_nth(((CustomPath *) p)->custom_private, 4)) == GHT_GPU &&
-			(cheapest == NULL || p->total_cost < cheapest->total_cost))
-			cheapest = p;
-	}
-	return cheapest;
+	e = hash_search(gpu_paths_by_rel, &rel, HASH_FIND, NULL);
+	if (e == NULL || e->cheapest_gpu[partial] == NULL || gpu_join_below(best))
+		return NULL;
+	return e->cheapest_gpu[partial];
 }
 
 /*
