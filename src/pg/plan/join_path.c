@@ -562,6 +562,29 @@ device_setup(ght_device dev, Path *outer, Path *inner)
 }
 
 /*
+ * What a path over outer and inner costs for its inputs, the same for the
+ * precheck (may_survive) and the path (cost_gpu_join), so reckoned once
+ * (try_join_path): the device setup walks both sides' paths for a GPU join,
+ * and the read credit looks at the outer side's scan and filter.
+ */
+typedef struct InputCosts
+{
+	double		setup;			/* device_setup */
+	Cost		row_cost;		/* outer_row_cost */
+	Cost		read_credit;	/* outer_read_credit */
+} InputCosts;
+
+static void
+input_costs(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, const HashKeys *keys,
+			Path *outer, Path *inner, ght_device dev, bool inner_split, InputCosts *in)
+{
+	in->setup = device_setup(dev, outer, inner);
+	in->row_cost = outer_row_cost(root, keys, outer);
+	in->read_credit = outer_read_credit(root, joinrel, jointype, outer, keys,
+										table_rows(inner, inner_split), in->row_cost);
+}
+
+/*
  * Emitting a row costs what it costs PostgreSQL's hash join.  When both
  * sides are split among the participants, PostgreSQL counts the rows a
  * parallel hash join emits from the per-participant sizes of both sides,
@@ -572,15 +595,13 @@ device_setup(ght_device dev, Path *outer, Path *inner)
 static void
 cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer, Path *inner,
 			  const HashKeys *keys, List *quals, List *memo, double out_rows, bool inner_split,
-			  ght_device dev)
+			  const InputCosts *in)
 {
 	QualCost	qc;
 	QualCost	mc;
 	double		emitted = out_rows;
-	double		setup = device_setup(dev, outer, inner);
 	double		build_rows = table_rows(inner, inner_split);
 	double		matches;
-	Cost		row_cost = outer_row_cost(root, keys, outer);
 
 	if (inner_split)
 		emitted = out_rows / gpuhash_parallel_divisor(inner->parallel_workers);
@@ -602,14 +623,13 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 	qc.per_tuple -= mc.per_tuple;
 
 	cp->path.rows = out_rows;
-	cp->path.startup_cost = gpuhash_join_startup_cost + setup + inner->total_cost -
+	cp->path.startup_cost = gpuhash_join_startup_cost + in->setup + inner->total_cost -
 		gpuhash_read_credit(root, inner, 0.0) +
 		inner->rows * (gpuhash_join_build_row_cost + keys_cost(root, keys, false) +
 					   input_row_cost(root, inner, keys_are_columns(keys, false), false)) + qc.startup;
 	cp->path.total_cost = cp->path.startup_cost + outer->total_cost +
-		outer->rows * row_cost + matches * qc.per_tuple + emitted * cpu_tuple_cost +
-		Min(matches, build_rows) * mc.per_tuple -
-		outer_read_credit(root, cp->path.parent, jointype, outer, keys, build_rows, row_cost);
+		outer->rows * in->row_cost + matches * qc.per_tuple + emitted * cpu_tuple_cost +
+		Min(matches, build_rows) * mc.per_tuple - in->read_credit;
 }
 
 /*
@@ -622,7 +642,7 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 static CustomPath *
 make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExtraData *extra,
 		  const HashKeys *keys, Path *outer, Path *inner, ght_device dev, bool partial,
-		  bool inner_split)
+		  bool inner_split, const InputCosts *in)
 {
 	CustomPath *cp = makeNode(CustomPath);
 	double		rows = joinrel->rows;
@@ -662,7 +682,7 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 		rows = clamp_row_est(rows / gpuhash_parallel_divisor(cp->path.parallel_workers));
 	cost_gpu_join(root, cp, jointype, outer, inner, keys, quals,
 				  gpuhash_pair_memo_exprs(root, join_clauses, inner->parent->relids),
-				  rows, partial && inner_split, dev);
+				  rows, partial && inner_split, in);
 
 	/*
 	 * A split inner side is read by every participant before the outer one
@@ -775,9 +795,8 @@ gpuhash_planner(Query *parse, const char *query_string, int cursor_options,
  * above this one would otherwise pay.
  */
 static bool
-may_survive(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, const HashKeys *keys,
-			Path *outer, Path *inner, ght_device dev, bool partial, bool inner_split,
-			bool charge_setup)
+may_survive(PlannerInfo *root, RelOptInfo *joinrel, Path *outer, Path *inner, bool partial,
+			const InputCosts *in, bool charge_setup)
 {
 	Cost		startup;
 	Cost		total;
@@ -787,12 +806,9 @@ may_survive(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, const Has
 	startup = gpuhash_join_startup_cost + inner->total_cost - gpuhash_read_credit(root, inner, 0.0) +
 		inner->rows * Min(0.0, gpuhash_join_build_row_cost - cpu_tuple_cost);
 	if (charge_setup)
-		startup += device_setup(dev, outer, inner);
+		startup += in->setup;
 	total = startup + outer->total_cost +
-		outer->rows * Min(0.0, gpuhash_join_probe_row_cost - cpu_tuple_cost) -
-		outer_read_credit(root, joinrel, jointype, outer, keys,
-						  table_rows(inner, partial && inner_split),
-						  outer_row_cost(root, keys, outer));
+		outer->rows * Min(0.0, gpuhash_join_probe_row_cost - cpu_tuple_cost) - in->read_credit;
 	if (partial)
 		return add_partial_path_precheck(joinrel, total, NIL);
 	return add_path_precheck(joinrel, startup, total, NIL, NULL);
@@ -809,15 +825,17 @@ try_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 			  JoinPathExtraData *extra, const HashKeys *keys, Path *outer, Path *inner,
 			  ght_device dev, bool partial, bool inner_split)
 {
-	if (may_survive(root, joinrel, jointype, keys, outer, inner, dev, partial, inner_split, true))
+	InputCosts	in;
+
+	input_costs(root, joinrel, jointype, keys, outer, inner, dev, partial && inner_split, &in);
+	if (may_survive(root, joinrel, outer, inner, partial, &in, true))
 		add_join_path(root, joinrel, make_path(root, joinrel, jointype, extra, keys,
-											   outer, inner, dev, partial, inner_split));
-	else if (root->join_search_private == NULL && device_setup(dev, outer, inner) > 0.0 &&
-			 may_survive(root, joinrel, jointype, keys, outer, inner, dev, partial, inner_split,
-						 false))
+											   outer, inner, dev, partial, inner_split, &in));
+	else if (root->join_search_private == NULL && in.setup > 0.0 &&
+			 may_survive(root, joinrel, outer, inner, partial, &in, false))
 	{
 		CustomPath *cp = make_path(root, joinrel, jointype, extra, keys, outer, inner, dev,
-								   partial, inner_split);
+								   partial, inner_split, &in);
 
 		remember_join_path(cp);
 	}
@@ -1106,7 +1124,7 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 	memo = gpuhash_pair_memo_exprs(root, joinquals, inner_path->parent->relids);
 	if (memo != NIL)
 	{
-		List	   *columns = gpuhash_pair_memo_columns(memo);
+		List	   *columns = gpuhash_pair_memo_columns(root, memo);
 
 		joinquals = gpuhash_pair_memo_replace(joinquals, memo, columns);
 		foreach(lc, columns)

@@ -97,18 +97,25 @@ gpuhash_pair_memo_exprs(PlannerInfo *root, List *clauses, Relids inner_relids)
 }
 
 List *
-gpuhash_pair_memo_columns(List *memo)
+gpuhash_pair_memo_columns(PlannerInfo *root, List *memo)
 {
 	List	   *columns = NIL;
 	ListCell   *lc;
 
+	/*
+	 * A placeholder of its own: set_customscan_references finds it in the
+	 * scan tuple's list by its number, and then (fix_scan_list) leaves the
+	 * expression itself there, so that EXPLAIN shows the clause as written.
+	 */
 	foreach(lc, memo)
 	{
-		Expr	   *e = copyObject(lfirst(lc));
+		PlaceHolderVar *phv = makeNode(PlaceHolderVar);
 
-		columns = lappend(columns, makeRelabelType(e, exprType((Node *) e), exprTypmod((Node *) e),
-												   exprCollation((Node *) e),
-												   COERCE_IMPLICIT_CAST));
+		phv->phexpr = copyObject(lfirst(lc));
+		phv->phrels = pull_varnos(root, lfirst(lc));
+		phv->phid = ++root->glob->lastPHId;
+		phv->phlevelsup = 0;
+		columns = lappend(columns, phv);
 	}
 	return columns;
 }

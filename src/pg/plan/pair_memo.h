@@ -21,11 +21,10 @@
 extern List *gpuhash_pair_memo_exprs(PlannerInfo *root, List *clauses, Relids inner_relids);
 
 /*
- * clauses with each of memo replaced by its column reference: a no-op
- * relabelling of the expression, which the scan tuple lists as the memo's
- * column (set_customscan_references then reads it from there).
+ * The scan tuple's column of each of memo, and clauses with each of memo
+ * replaced by it (set_customscan_references then reads it from there).
  */
-extern List *gpuhash_pair_memo_columns(List *memo);
+extern List *gpuhash_pair_memo_columns(PlannerInfo *root, List *memo);
 extern List *gpuhash_pair_memo_replace(List *clauses, List *memo, List *columns);
 
 #pragma GCC visibility pop
