@@ -48,6 +48,9 @@ SELECT pg_temp.same($$SELECT sum(v), count(*) FROM mf JOIN md ON mf.k = md.k
   WHERE md.brand = 3 AND mf.q < (SELECT 0.5 * avg(q) FROM mf f2 WHERE f2.k = md.k)$$);
 SELECT pg_temp.same($$SELECT mf.v, md.k FROM mf JOIN md ON mf.k = md.k
   WHERE mf.q < (SELECT 0.5 * avg(q) FROM mf f2 WHERE f2.k = md.k)$$);
+-- grouped: the folded values' columns come after the kept ones
+SELECT pg_temp.same($$SELECT md.brand, count(*), sum(mf.q), avg(mf.v) FROM mf JOIN md ON mf.k = md.k
+  WHERE mf.q < (SELECT 0.5 * avg(q) FROM mf f2 WHERE f2.k = md.k) GROUP BY md.brand$$);
 
 -- a build row that no pair reaches never runs it: md's rows from 300 on
 -- divide by zero, and no fact row has their keys
