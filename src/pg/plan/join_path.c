@@ -71,6 +71,13 @@ typedef struct GpuPathsOfRel
 
 static HTAB *gpu_paths_by_rel = NULL;
 
+/* The device a GpuHashJoin path was made for (the fifth of its custom_private). */
+static inline ght_device
+path_device(const CustomPath *cp)
+{
+	return intVal(list_nth(cp->custom_private, 4));
+}
+
 static void
 remember_join_path(CustomPath *cp)
 {
@@ -79,7 +86,7 @@ remember_join_path(CustomPath *cp)
 	bool		found;
 
 	made_join_paths = lappend(made_join_paths, cp);
-	if (intVal(list_nth(cp->custom_private, 4)) != GHT_GPU)
+	if (path_device(cp) != GHT_GPU)
 		return;
 	if (gpu_paths_by_rel == NULL)
 	{
@@ -247,6 +254,17 @@ is_narrow_clause(const HashClause *hc)
 }
 
 /*
+ * Whether a join clause filters the join's output rows rather than
+ * deciding which pairs match: a left or anti join's pushed-down clause.
+ */
+static bool
+filters_output(JoinType jointype, RestrictInfo *ri, Relids joinrelids)
+{
+	return (jointype == JOIN_ANTI || jointype == JOIN_LEFT) &&
+		RINFO_IS_PUSHED_DOWN(ri, joinrelids);
+}
+
+/*
  * The clauses to hash on (HashKeys): the first two narrow ones of the
  * restriction list when it has two, else its first hashable one.  A
  * hashable clause is an integer (or date) equality between a key of each
@@ -270,8 +288,7 @@ find_hash_clauses(List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		Expr	   *l,
 				   *r;
 
-		if ((jointype == JOIN_ANTI || jointype == JOIN_LEFT) &&
-			RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids))
+		if (filters_output(jointype, rinfo, joinrel->relids))
 			continue;
 		if (!rinfo->can_join || !is_opclause(rinfo->clause))
 			continue;
@@ -505,7 +522,7 @@ join_below(Path *path, bool any_device)
 		CustomPath *cp = (CustomPath *) path;
 		ListCell   *lc;
 
-		if (any_device || intVal(list_nth(cp->custom_private, 4)) == GHT_GPU)
+		if (any_device || path_device(cp) == GHT_GPU)
 			return true;
 		foreach(lc, cp->custom_paths)
 			if (join_below(lfirst(lc), any_device))
@@ -673,9 +690,7 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 		if (list_member_ptr(rinfos, ri))
 			continue;
 		quals = lappend(quals, ri->clause);
-		/* as gpuhash_join_plan_scan sorts them */
-		if (!((jointype == JOIN_ANTI || jointype == JOIN_LEFT) &&
-			  RINFO_IS_PUSHED_DOWN(ri, joinrel->relids)))
+		if (!filters_output(jointype, ri, joinrel->relids))
 			join_clauses = lappend(join_clauses, ri->clause);
 	}
 	if (partial)
@@ -1053,7 +1068,7 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 	List	   *outer_exprs = lsecond(best_path->custom_private);
 	List	   *inner_exprs = lthird(best_path->custom_private);
 	JoinType	jointype = intVal(lfourth(best_path->custom_private));
-	ght_device	dev = intVal(list_nth(best_path->custom_private, 4));
+	ght_device	dev = path_device(best_path);
 	List	   *restrictlist = list_nth(best_path->custom_private, 5);
 	bool		inner_split = intVal(list_nth(best_path->custom_private, 6)) != 0;
 	Plan	   *outer_plan = linitial(custom_plans);
@@ -1113,8 +1128,7 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 
 		if (list_member_ptr(hash_rinfos, ri))
 			continue;
-		if ((jointype == JOIN_ANTI || jointype == JOIN_LEFT) &&
-			RINFO_IS_PUSHED_DOWN(ri, joinrelids))
+		if (filters_output(jointype, ri, joinrelids))
 			*otherquals = lappend(*otherquals, ri->clause);
 		else
 			joinquals = lappend(joinquals, ri->clause);
