@@ -93,7 +93,19 @@ SELECT g, (random() * 400)::int,
                  0.06, 0.0700, 5.5, 5.5000001, -5.5])[1 + (random() * 17)::int]
             ELSE round((random() * 20 - 10)::numeric, (random() * 4)::int) END
 FROM generate_series(1, 3000) g;
-ANALYZE fo, fi, fempty, fnum;
+-- strings compared bytewise: text (where trailing spaces count), varchar
+-- and char(n) (where they do not), empty and multibyte values, and long
+-- ones stored compressed, which the read thread leaves to the backend;
+-- enough pages for the thread to start where the filter keeps few rows
+CREATE TABLE fstr (id int, k int, t text, v varchar(12), c char(5));
+INSERT INTO fstr
+SELECT g, (random() * 400)::int, s, s, s
+FROM (SELECT g, CASE WHEN random() < 0.05 THEN NULL
+                     ELSE (ARRAY['ab', 'ab ', 'AB', '', ' ', 'abc', 'abc  ', 'é', 'éa',
+                                 'x' || (random() * 9000)::int])[1 + (random() * 9)::int] END AS s
+      FROM generate_series(1, 20000) g) x;
+UPDATE fstr SET t = repeat('ab', 3000) WHERE id % 97 = 0;
+ANALYZE fo, fi, fempty, fnum, fstr;
 
 CREATE TABLE corpus (ord int, q text);
 INSERT INTO corpus VALUES
@@ -185,11 +197,25 @@ INSERT INTO corpus VALUES
   (99, 'SELECT x.id, i.id FROM fnum x JOIN fi i ON x.k = i.k WHERE x.x > 0.065 AND 1e30 >= x.x'),
   (100, 'SELECT x.id, i.id FROM fnum x JOIN fi i ON x.k = i.k WHERE x.x < ''NaN'' AND x.x > ''-Infinity'''),
   (101, 'SELECT x.id, i.id FROM fnum x JOIN fi i ON x.k = i.k WHERE x.x <= 123456789012345678901234567890123456789.5 AND x.x > -0.00001'),
-  (102, 'SELECT x.id, i.id FROM fnum x JOIN fi i ON x.k = i.k WHERE x.x = 1e-30 OR x.x = 5.5000001 OR x.x = ''Infinity''');
+  (102, 'SELECT x.id, i.id FROM fnum x JOIN fi i ON x.k = i.k WHERE x.x = 1e-30 OR x.x = 5.5000001 OR x.x = ''Infinity'''),
+  -- strings: = and <>, IN and NOT IN (with a NULL), padded constants,
+  -- compressed values, an explicit collation, with a date qual before them
+  (103, 'SELECT s.id, i.id FROM fstr s JOIN fi i ON s.k = i.k WHERE s.t = ''ab'''),
+  (104, 'SELECT s.id, i.id FROM fstr s JOIN fi i ON s.k = i.k WHERE s.t IN (''ab '', '''', ''é'')'),
+  (105, 'SELECT s.id, i.id FROM fstr s JOIN fi i ON s.k = i.k WHERE s.t <> ALL (ARRAY[''ab'', NULL]) OR s.t IS NULL'),
+  (106, 'SELECT s.id, i.id FROM fstr s JOIN fi i ON s.k = i.k WHERE s.v = ''abc'' OR s.v IN (''éa'', '' '')'),
+  (107, 'SELECT s.id, i.id FROM fstr s JOIN fi i ON s.k = i.k WHERE s.c = ''ab'' AND s.c <> '''''),
+  (108, 'SELECT s.id, i.id FROM fstr s JOIN fi i ON s.k = i.k WHERE s.c NOT IN (''ab   '', ''abc'', '''')'),
+  (109, 'SELECT s.id, i.id FROM fstr s JOIN fi i ON s.k = i.k WHERE s.t = repeat(''ab'', 3000) OR s.t = ''AB'''),
+  (110, 'SELECT s.id, i.id FROM fstr s JOIN fi i ON s.k = i.k WHERE s.t COLLATE "C" IN (''abc'', ''x17'') AND s.c = ANY (ARRAY[''abc'', NULL]::char(5)[])'),
+  (111, 'SELECT s.id, i.id FROM fstr s JOIN fi i ON s.k = i.k WHERE s.t <> ''ab'' AND s.id > 100 AND s.v NOT IN (''ab'', ''AB'')');
 
 -- the plans: the filter stays on the Seq Scan, which the node reads
 SELECT * FROM pg_temp.plan('SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.v > 50 AND i.i2 IN (1, 2)');
-SELECT ord, pg_temp.direct(q) FROM corpus WHERE ord IN (1, 2, 22, 40, 48, 49, 50, 51, 53, 60, 61, 63, 72, 80, 85, 87, 88, 89, 90, 96, 97, 100) ORDER BY ord;
+SELECT ord, pg_temp.direct(q) FROM corpus WHERE ord IN (1, 2, 22, 40, 48, 49, 50, 51, 53, 60, 61, 63, 72, 80, 85, 87, 88, 89, 90, 96, 97, 100, 103, 109, 110) ORDER BY ord;
+-- string comparisons are tested in the read thread, the compressed values
+-- there left to the backend
+SELECT * FROM pg_temp.analyze_lines((SELECT q FROM corpus WHERE ord = 109), true, 'Direct Scan');
 
 -- the corpus, serial
 SELECT ord, pg_temp.same(q) FROM corpus ORDER BY ord;
@@ -239,4 +265,4 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
-DROP TABLE fo, fi, fempty, fnum, corpus;
+DROP TABLE fo, fi, fempty, fnum, fstr, corpus;

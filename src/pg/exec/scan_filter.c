@@ -11,7 +11,10 @@
  * booleans are compared as 64-bit integers, and other types through their
  * btree comparison function, called directly.  A text column's LIKE or NOT
  * LIKE with a constant pattern of literals and % (TPC-H's o_comment NOT LIKE
- * '%special%requests%') is matched by searching for the literals in turn.
+ * '%special%requests%') is matched by searching for the literals in turn,
+ * and a text or bpchar column's = or <> with constants (TPC-H's l_shipmode
+ * IN ('MAIL', 'SHIP')) bytewise, as those types compare under a
+ * deterministic collation.
  * Quals of any other form stay with the executor (ExecQual on the scan's
  * slot), after these.
  *
@@ -56,6 +59,7 @@ typedef enum FilterKind
 	FK_BOOL_COL,				/* a boolean column */
 	FK_NULL_TEST,				/* column IS [NOT] NULL */
 	FK_LIKE,					/* text column [NOT] LIKE a pattern of literals and % */
+	FK_STR_IN,					/* text/bpchar column = ANY / <> ALL constants (one: = or <>), bytewise */
 	FK_AND,
 	FK_OR,
 	FK_NOT
@@ -82,6 +86,9 @@ typedef struct FilterNode
 	struct FilterNode **kids;	/* AND, OR, NOT */
 	int			nkids;
 	struct LikePattern *like;	/* FK_LIKE */
+	const char **strs;			/* FK_STR_IN: the constants (bpchar's without */
+	int		   *lens;			/* trailing spaces), nset of them */
+	bool		bpchar;			/* FK_STR_IN: trailing spaces do not count */
 } FilterNode;
 
 /*
@@ -100,7 +107,8 @@ typedef struct LikePattern
 
 struct GpuhashScanFilter
 {
-	FilterNode **quals;
+	FilterNode **quals;			/* cheapest first (qual_cost) */
+	int		   *cost;			/* ... their costs */
 	int			nquals;
 	int		   *atts;
 	int			natts;
@@ -375,6 +383,79 @@ like_match(const LikePattern *lp, const char *s, int len)
 	return true;
 }
 
+/*
+ * The functions that compare text and bpchar bytewise under a
+ * deterministic collation (bpchar after dropping trailing spaces): for
+ * equality, PostgreSQL 15's texteq and bpchareq then compare lengths and
+ * bytes, whatever the collation's locale.  true in *eq for = and false for
+ * <>; false when fn is neither, or the column's type is not the function's.
+ */
+static bool
+str_equality(Oid fn, Oid coltype, Oid collation, bool *eq, bool *bpchar)
+{
+	*bpchar = fn == F_BPCHAREQ || fn == F_BPCHARNE;
+	*eq = fn == F_BPCHAREQ || fn == F_TEXTEQ;
+	if (*bpchar ? coltype != BPCHAROID :
+		((fn != F_TEXTEQ && fn != F_TEXTNE) || (coltype != TEXTOID && coltype != VARCHAROID)))
+		return false;
+	return OidIsValid(collation) && get_collation_isdeterministic(collation);
+}
+
+/* bpchar's length without its trailing spaces */
+static inline int
+bpchar_len(const char *s, int len)
+{
+	while (len > 0 && s[len - 1] == ' ')
+		len--;
+	return len;
+}
+
+/*
+ * A string leaf over att with the constants elems (nulls marks the NULL
+ * ones); eq: = ANY (or =), else <> ALL (or <>).
+ */
+static FilterNode *
+str_leaf(int att, TupleDesc desc, bool bpchar, bool eq, const Datum *elems, const bool *nulls,
+		 int n)
+{
+	FilterNode *f = new_leaf(FK_STR_IN, att, desc);
+
+	f->bpchar = bpchar;
+	f->flag = eq;
+	f->strs = palloc(Max(n, 1) * sizeof(char *));
+	f->lens = palloc(Max(n, 1) * sizeof(int));
+	for (int i = 0; i < n; i++)
+	{
+		text	   *t;
+		int			len;
+
+		if (nulls != NULL && nulls[i])
+		{
+			f->has_null = true;
+			continue;
+		}
+		t = DatumGetTextPP(elems[i]);
+		len = VARSIZE_ANY_EXHDR(t);
+		if (bpchar)
+			len = bpchar_len(VARDATA_ANY(t), len);
+		f->strs[f->nset] = pnstrdup(VARDATA_ANY(t), len);
+		f->lens[f->nset++] = len;
+	}
+	return f;
+}
+
+/* Does the value s (len bytes) equal one of the leaf's constants? */
+static inline bool
+str_found(const FilterNode *f, const char *s, int len)
+{
+	if (f->bpchar)
+		len = bpchar_len(s, len);
+	for (int i = 0; i < f->nset; i++)
+		if (f->lens[i] == len && memcmp(f->strs[i], s, len) == 0)
+			return true;
+	return false;
+}
+
 /* x / y rounded down, for y > 0 */
 static int64
 floor_div(int64 x, int64 y)
@@ -471,6 +552,14 @@ compile_opexpr(OpExpr *op, TupleDesc desc)
 	c = (Const *) (var_left ? r : l);
 	if (c->constisnull || !is_btree_comparison(op->opno))
 		return NULL;
+	{
+		bool		eq,
+					bpchar;
+
+		if (str_equality(get_opcode(op->opno), TupleDescAttr(desc, att)->atttypid,
+						 op->inputcollid, &eq, &bpchar))
+			return str_leaf(att, desc, bpchar, eq, &c->constvalue, NULL, 1);
+	}
 
 	if (int_like(exprType(l)) && int_like(exprType(r)) &&
 		int_like(TupleDescAttr(desc, att)->atttypid) &&
@@ -540,6 +629,15 @@ compile_saop(ScalarArrayOpExpr *sa, TupleDesc desc)
 	if (int_like(exprType(l)) && int_like(elemtype) &&
 		int_like(TupleDescAttr(desc, att)->atttypid))
 		s = gpuhash_int_strategy(sa->opno, exprType(l), elemtype);
+	{
+		bool		eq,
+					bpchar;
+
+		/* strings: likewise only = ANY and <> ALL */
+		if (str_equality(get_opcode(sa->opno), TupleDescAttr(desc, att)->atttypid,
+						 sa->inputcollid, &eq, &bpchar) && eq == sa->useOr)
+			return str_leaf(att, desc, bpchar, eq, elems, nulls, n);
+	}
 	/* ints: only = ANY and <> ALL, which a sorted set answers */
 	if ((s == BTEqualStrategyNumber && sa->useOr) || (s == SF_NE && !sa->useOr))
 	{
@@ -579,6 +677,7 @@ compile_bool(BoolExpr *b, TupleDesc desc)
 	ListCell   *lc;
 
 	f->kind = b->boolop == AND_EXPR ? FK_AND : b->boolop == OR_EXPR ? FK_OR : FK_NOT;
+	f->att = f->att2 = -1;		/* only its arguments read columns */
 	f->kids = palloc(list_length(b->args) * sizeof(FilterNode *));
 	foreach(lc, b->args)
 	{
@@ -635,10 +734,47 @@ collect_atts(const FilterNode *f, Bitmapset **atts, bool *calls)
 		*atts = bms_add_member(*atts, f->att);
 	if (f->att2 >= 0)
 		*atts = bms_add_member(*atts, f->att2);
-	/* a LIKE may detoast its value */
+	/* a LIKE or string comparison may detoast its value */
 	if (f->kind == FK_FN_CMP || f->kind == FK_NUM_CMP || f->kind == FK_FN_IN ||
-		f->kind == FK_LIKE)
+		f->kind == FK_LIKE || f->kind == FK_STR_IN)
 		*calls = true;
+}
+
+/*
+ * A qual's cost class, for the order in which they are tested: integer
+ * comparisons first, then those that compare bytes or fixed-point numerics
+ * in place, then those that call a function.  PostgreSQL orders a scan's
+ * quals by its own cost estimates, in which TPC-H q12's l_shipmode IN
+ * ('MAIL', 'SHIP') costs as much as a date comparison and comes first; here
+ * the dates, which refuse most rows, now come first.
+ */
+static int
+qual_cost(const FilterNode *f)
+{
+	int			cost = 0;
+
+	switch (f->kind)
+	{
+		case FK_INT_CMP:
+		case FK_INT_IN:
+		case FK_BOOL_COL:
+		case FK_NULL_TEST:
+			return 1;
+		case FK_NUM_CMP:
+		case FK_STR_IN:
+		case FK_LIKE:
+			return 2;
+		case FK_FN_CMP:
+		case FK_FN_IN:
+			return 3;
+		case FK_AND:
+		case FK_OR:
+		case FK_NOT:
+			for (int i = 0; i < f->nkids; i++)
+				cost = Max(cost, qual_cost(f->kids[i]));
+			return cost;
+	}
+	return 3;
 }
 
 GpuhashScanFilter *
@@ -651,17 +787,33 @@ gpuhash_scan_filter_compile(List *quals, TupleDesc desc, List **rest)
 
 	*rest = NIL;
 	sf->quals = palloc(Max(list_length(quals), 1) * sizeof(FilterNode *));
+	sf->cost = palloc(Max(list_length(quals), 1) * sizeof(int));
 	foreach(lc, quals)
 	{
 		FilterNode *f = compile_node(lfirst(lc), desc);
+		int			cost;
+		int			i;
 
 		if (f == NULL)
-			*rest = lappend(*rest, lfirst(lc));
-		else
 		{
-			sf->quals[sf->nquals++] = f;
-			collect_atts(f, &atts, &sf->calls);
+			*rest = lappend(*rest, lfirst(lc));
+			continue;
 		}
+		collect_atts(f, &atts, &sf->calls);
+
+		/*
+		 * Kept cheapest first (stable): the order of compiled quals cannot
+		 * change an answer, since none can raise an error.
+		 */
+		cost = qual_cost(f);
+		for (i = sf->nquals; i > 0 && sf->cost[i - 1] > cost; i--)
+		{
+			sf->quals[i] = sf->quals[i - 1];
+			sf->cost[i] = sf->cost[i - 1];
+		}
+		sf->quals[i] = f;
+		sf->cost[i] = cost;
+		sf->nquals++;
 	}
 	if (sf->nquals == 0)
 		return NULL;
@@ -829,6 +981,20 @@ eval(const FilterNode *f, const Datum *values, const bool *isnull, bool pure)
 				}
 				return like_match(f->like, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t)) != f->flag ?
 					SF_TRUE : SF_FALSE;
+			}
+		case FK_STR_IN:
+			{
+				struct varlena *t = (struct varlena *) DatumGetPointer(values[f->att]);
+
+				if (isnull[f->att])
+					return SF_NULL;
+				if (VARATT_IS_EXTERNAL(t) || VARATT_IS_COMPRESSED(t))
+				{
+					if (pure)
+						return SF_UNKNOWN;
+					t = (struct varlena *) DatumGetTextPP(values[f->att]);
+				}
+				return in_result(f, str_found(f, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t)));
 			}
 		case FK_AND:
 		case FK_OR:
