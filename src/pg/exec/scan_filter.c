@@ -895,6 +895,20 @@ in_result(const FilterNode *f, bool decided)
 }
 
 /*
+ * A text value to compare bytewise: detoasted when stored compressed or out
+ * of line, except when pure (nothing may allocate), which gives NULL.
+ */
+static inline struct varlena *
+text_value(Datum d, bool pure)
+{
+	struct varlena *t = (struct varlena *) DatumGetPointer(d);
+
+	if (VARATT_IS_EXTERNAL(t) || VARATT_IS_COMPRESSED(t))
+		return pure ? NULL : (struct varlena *) DatumGetTextPP(d);
+	return t;
+}
+
+/*
  * A qual's value for a row.  Pure (for a thread other than the backend's):
  * nothing is called that might allocate or raise an error, and a leaf that
  * would need it is SF_UNKNOWN, as is an AND or OR that its other arguments
@@ -968,32 +982,17 @@ eval(const FilterNode *f, const Datum *values, const bool *isnull, bool pure)
 		case FK_NULL_TEST:
 			return isnull[f->att] == f->flag ? SF_TRUE : SF_FALSE;
 		case FK_LIKE:
-			{
-				struct varlena *t = (struct varlena *) DatumGetPointer(values[f->att]);
-
-				if (isnull[f->att])
-					return SF_NULL;
-				if (VARATT_IS_EXTERNAL(t) || VARATT_IS_COMPRESSED(t))
-				{
-					if (pure)
-						return SF_UNKNOWN;
-					t = (struct varlena *) DatumGetTextPP(values[f->att]);
-				}
-				return like_match(f->like, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t)) != f->flag ?
-					SF_TRUE : SF_FALSE;
-			}
 		case FK_STR_IN:
 			{
-				struct varlena *t = (struct varlena *) DatumGetPointer(values[f->att]);
+				struct varlena *t;
 
 				if (isnull[f->att])
 					return SF_NULL;
-				if (VARATT_IS_EXTERNAL(t) || VARATT_IS_COMPRESSED(t))
-				{
-					if (pure)
-						return SF_UNKNOWN;
-					t = (struct varlena *) DatumGetTextPP(values[f->att]);
-				}
+				if ((t = text_value(values[f->att], pure)) == NULL)
+					return SF_UNKNOWN;
+				if (f->kind == FK_LIKE)
+					return like_match(f->like, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t)) != f->flag ?
+						SF_TRUE : SF_FALSE;
 				return in_result(f, str_found(f, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t)));
 			}
 		case FK_AND:
