@@ -28,6 +28,7 @@
 #include "gpuhash_pg.h"
 
 #include "access/stratnum.h"
+#include "catalog/pg_collation_d.h"
 #include "catalog/pg_opfamily_d.h"
 #include "mb/pg_wchar.h"
 #include "nodes/nodeFuncs.h"
@@ -315,6 +316,21 @@ like_pattern(text *pat)
 }
 
 /*
+ * Does the collation compare strings bytewise for equality?  The database's
+ * default and C are, in PostgreSQL 15, and need no catalog lookup: the
+ * planner compiles a scan's quals for its read credit in every new session,
+ * whose catalog caches are cold.
+ */
+static bool
+deterministic(Oid collation)
+{
+	if (collation == DEFAULT_COLLATION_OID || collation == C_COLLATION_OID ||
+		collation == POSIX_COLLATION_OID)
+		return true;
+	return deterministic(collation);
+}
+
+/*
  * text LIKE / NOT LIKE a constant (a varchar column is relabelled text):
  * matched bytewise, which is LIKE's answer under a deterministic collation
  * when every character is one byte or the encoding is UTF-8 (whose
@@ -334,8 +350,7 @@ compile_like(OpExpr *op, TupleDesc desc)
 		((Const *) r)->constisnull || ((Const *) r)->consttype != TEXTOID)
 		return NULL;
 	type = TupleDescAttr(desc, att)->atttypid;
-	if ((type != TEXTOID && type != VARCHAROID) || !OidIsValid(op->inputcollid) ||
-		!get_collation_isdeterministic(op->inputcollid) ||
+	if ((type != TEXTOID && type != VARCHAROID) || !deterministic(op->inputcollid) ||
 		(GetDatabaseEncoding() != PG_UTF8 && pg_database_encoding_max_length() != 1) ||
 		(lp = like_pattern(DatumGetTextPP(((Const *) r)->constvalue))) == NULL)
 		return NULL;
@@ -398,7 +413,7 @@ str_equality(Oid fn, Oid coltype, Oid collation, bool *eq, bool *bpchar)
 	if (*bpchar ? coltype != BPCHAROID :
 		((fn != F_TEXTEQ && fn != F_TEXTNE) || (coltype != TEXTOID && coltype != VARCHAROID)))
 		return false;
-	return OidIsValid(collation) && get_collation_isdeterministic(collation);
+	return deterministic(collation);
 }
 
 /* bpchar's length without its trailing spaces */
