@@ -105,6 +105,8 @@ FROM (SELECT g, CASE WHEN random() < 0.05 THEN NULL
                                  'x' || (random() * 9000)::int])[1 + (random() * 9)::int] END AS s
       FROM generate_series(1, 20000) g) x;
 UPDATE fstr SET t = repeat('ab', 3000) WHERE id % 97 = 0;
+-- a collation that is not bytewise: its = stays a call of the operator's function
+CREATE COLLATION fz_nocase (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 ANALYZE fo, fi, fempty, fnum, fstr;
 
 CREATE TABLE corpus (ord int, q text);
@@ -208,7 +210,10 @@ INSERT INTO corpus VALUES
   (108, 'SELECT s.id, i.id FROM fstr s JOIN fi i ON s.k = i.k WHERE s.c NOT IN (''ab   '', ''abc'', '''')'),
   (109, 'SELECT s.id, i.id FROM fstr s JOIN fi i ON s.k = i.k WHERE s.t = repeat(''ab'', 3000) OR s.t = ''AB'''),
   (110, 'SELECT s.id, i.id FROM fstr s JOIN fi i ON s.k = i.k WHERE s.t COLLATE "C" IN (''abc'', ''x17'') AND s.c = ANY (ARRAY[''abc'', NULL]::char(5)[])'),
-  (111, 'SELECT s.id, i.id FROM fstr s JOIN fi i ON s.k = i.k WHERE s.t <> ''ab'' AND s.id > 100 AND s.v NOT IN (''ab'', ''AB'')');
+  (111, 'SELECT s.id, i.id FROM fstr s JOIN fi i ON s.k = i.k WHERE s.t <> ''ab'' AND s.id > 100 AND s.v NOT IN (''ab'', ''AB'')'),
+  -- an ICU collation that is deterministic (looked up), and one that is not
+  (112, 'SELECT s.id, i.id FROM fstr s JOIN fi i ON s.k = i.k WHERE s.t COLLATE "und-x-icu" IN (''ab'', ''éa'')'),
+  (113, 'SELECT s.id, i.id FROM fstr s JOIN fi i ON s.k = i.k WHERE s.t COLLATE fz_nocase = ''ab'' OR s.c COLLATE fz_nocase IN (''abc'', '''')');
 
 -- the plans: the filter stays on the Seq Scan, which the node reads
 SELECT * FROM pg_temp.plan('SELECT f.id, i.id FROM fo f JOIN fi i ON f.k = i.k WHERE f.v > 50 AND i.i2 IN (1, 2)');
@@ -266,3 +271,4 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
 DROP TABLE fo, fi, fempty, fnum, fstr, corpus;
+DROP COLLATION fz_nocase;

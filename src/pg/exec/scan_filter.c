@@ -327,7 +327,7 @@ deterministic(Oid collation)
 	if (collation == DEFAULT_COLLATION_OID || collation == C_COLLATION_OID ||
 		collation == POSIX_COLLATION_OID)
 		return true;
-	return deterministic(collation);
+	return OidIsValid(collation) && get_collation_isdeterministic(collation);
 }
 
 /*
