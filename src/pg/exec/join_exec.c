@@ -92,7 +92,8 @@ gpuhash_join_create_state(CustomScan *cscan)
 static void
 set_inline_ok(GpuJoinState *gj, TupleDesc desc)
 {
-	gj->inline_ok = gj->keep_inner && desc->natts <= GJ_INLINE_MAX_COLS;
+	/* a memo is kept by build row number, which a payload in the table is not */
+	gj->inline_ok = gj->keep_inner && gj->memo == NULL && desc->natts <= GJ_INLINE_MAX_COLS;
 	gj->inner_val = -1;
 	gj->payload_width = gj->key_width;
 	for (int c = 0; c < desc->natts && gj->inline_ok; c++)
@@ -181,9 +182,6 @@ gpuhash_join_begin(CustomScanState *node, EState *estate, int eflags)
 	gj->keep_inner = gj->jointype == JOIN_INNER || gj->jointype == JOIN_LEFT ||
 		gj->join_qual != NULL;
 	set_inline_ok(gj, ExecGetResultType(inner));
-	/* the memo is kept by build row number, which a payload in the table is not */
-	if (gj->memo != NULL)
-		gj->inline_ok = false;
 	gj->outer_reader = gpuhash_heap_reader_create(outer);
 	gj->inner_reader = gpuhash_heap_reader_create(inner);
 	if (gpuhash_chain_batches)

@@ -109,7 +109,6 @@ typedef struct LikePattern
 struct GpuhashScanFilter
 {
 	FilterNode **quals;			/* cheapest first (qual_cost) */
-	int		   *cost;			/* ... their costs */
 	int			nquals;
 	int		   *atts;
 	int			natts;
@@ -797,16 +796,17 @@ gpuhash_scan_filter_compile(List *quals, TupleDesc desc, List **rest)
 {
 	GpuhashScanFilter *sf = palloc0(sizeof(GpuhashScanFilter));
 	Bitmapset  *atts = NULL;
+	int		   *cost;			/* qual_cost of each of sf->quals, while sorting */
 	ListCell   *lc;
 	int			a = -1;
 
 	*rest = NIL;
 	sf->quals = palloc(Max(list_length(quals), 1) * sizeof(FilterNode *));
-	sf->cost = palloc(Max(list_length(quals), 1) * sizeof(int));
+	cost = palloc(Max(list_length(quals), 1) * sizeof(int));
 	foreach(lc, quals)
 	{
 		FilterNode *f = compile_node(lfirst(lc), desc);
-		int			cost;
+		int			c;
 		int			i;
 
 		if (f == NULL)
@@ -820,16 +820,17 @@ gpuhash_scan_filter_compile(List *quals, TupleDesc desc, List **rest)
 		 * Kept cheapest first (stable): the order of compiled quals cannot
 		 * change an answer, since none can raise an error.
 		 */
-		cost = qual_cost(f);
-		for (i = sf->nquals; i > 0 && sf->cost[i - 1] > cost; i--)
+		c = qual_cost(f);
+		for (i = sf->nquals; i > 0 && cost[i - 1] > c; i--)
 		{
 			sf->quals[i] = sf->quals[i - 1];
-			sf->cost[i] = sf->cost[i - 1];
+			cost[i] = cost[i - 1];
 		}
 		sf->quals[i] = f;
-		sf->cost[i] = cost;
+		cost[i] = c;
 		sf->nquals++;
 	}
+	pfree(cost);
 	if (sf->nquals == 0)
 		return NULL;
 	sf->atts = palloc(bms_num_members(atts) * sizeof(int));
