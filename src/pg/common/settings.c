@@ -41,6 +41,7 @@ bool		gpuhash_direct_scan = true;
 bool		gpuhash_read_thread = true;
 bool		gpuhash_chain_batches = true;
 bool		gpuhash_key_filter = true;
+bool		gpuhash_late_filter = true;
 bool		gpuhash_overlap_probes = true;
 
 bool		gpuhash_enable_aggregate = true;
@@ -175,6 +176,12 @@ static const Setting settings[] = {
 		"inner and semi joins that the planner expects to drop three in four "
 		"outer rows or more, with at most about two million build rows.",
 		&gpuhash_key_filter, 1, 0, 0, PGC_USERSET, 0, NULL},
+	{"gpuhash.late_filter", SETTING_BOOL,
+		"Lets a GPU hash join test its outer scan's subquery filters on the joined rows.",
+		"A filter clause of the outer side's scan that runs a subplan (a "
+		"correlated subquery) is then tested once a joined row instead of once "
+		"a row read, where the planner finds that cheaper.",
+		&gpuhash_late_filter, 1, 0, 0, PGC_USERSET, 0, NULL},
 	/* GpuHashAggregate */
 	{"gpuhash.enable_aggregate", SETTING_BOOL,
 		"Lets a GPU hash join compute the query's aggregates itself "

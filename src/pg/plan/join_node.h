@@ -24,6 +24,7 @@ extern bool gpuhash_read_thread;
 extern bool gpuhash_overlap_probes;
 extern bool gpuhash_chain_batches;
 extern bool gpuhash_key_filter;
+extern bool gpuhash_late_filter;
 
 /*
  * The plan's custom_private, a list of Integer nodes in this order (plus the
@@ -64,7 +65,7 @@ enum
 };
 
 /* A GpuHashJoin path's custom_private holds this many entries. */
-#define GJ_PATH_PRIV_COUNT 7
+#define GJ_PATH_PRIV_COUNT 8
 
 /* GpuHashAggregate's settings (common/settings.c) */
 extern bool gpuhash_enable_aggregate;

@@ -43,6 +43,7 @@
 
 #include "ght_keyfilter.h"
 #include "join_node.h"
+#include "late_quals.h"
 #include "pair_memo.h"
 #include "read_cost.h"
 
@@ -152,16 +153,6 @@ typedef struct HashKeys
 } HashKeys;
 
 static bool
-has_placeholder(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, PlaceHolderVar))
-		return true;
-	return expression_tree_walker(node, has_placeholder, context);
-}
-
-static bool
 is_key_expr(Expr *e, RelOptInfo *rel)
 {
 	if (!gpuhash_is_join_key_type(exprType((Node *) e)))
@@ -177,7 +168,7 @@ is_key_expr(Expr *e, RelOptInfo *rel)
 	 * placeholders are left to PostgreSQL's joins.
 	 */
 	return !contain_volatile_functions((Node *) e) && !contain_subplans((Node *) e) &&
-		!has_placeholder((Node *) e, NULL) && contain_var_clause((Node *) e);
+		!gpuhash_has_placeholder((Node *) e, NULL) && contain_var_clause((Node *) e);
 }
 
 /* The cost of computing a key that is not a plain column, per row. */
@@ -659,7 +650,7 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 static CustomPath *
 make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExtraData *extra,
 		  const HashKeys *keys, Path *outer, Path *inner, ght_device dev, bool partial,
-		  bool inner_split, const InputCosts *in)
+		  bool inner_split, List *late, const InputCosts *in)
 {
 	CustomPath *cp = makeNode(CustomPath);
 	double		rows = joinrel->rows;
@@ -668,6 +659,7 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 	List	   *rinfos = hash_rinfos(keys);
 	List	   *outer_exprs = NIL;
 	List	   *inner_exprs = NIL;
+	List	   *late_clauses = NIL;
 	ListCell   *lc;
 
 	cp->path.pathtype = T_CustomScan;
@@ -693,6 +685,10 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 		if (!filters_output(jointype, ri, joinrel->relids))
 			join_clauses = lappend(join_clauses, ri->clause);
 	}
+	/* an outer scan's late filter runs on the pairs, like a join clause (late_quals.c) */
+	foreach(lc, late)
+		late_clauses = lappend(late_clauses, lfirst_node(RestrictInfo, lc)->clause);
+	quals = list_concat(quals, late_clauses);
 	if (partial)
 		rows = clamp_row_est(rows / gpuhash_parallel_divisor(cp->path.parallel_workers));
 	cost_gpu_join(root, cp, jointype, outer, inner, keys, quals,
@@ -722,6 +718,7 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 									makeInteger(jointype), makeInteger(dev));
 	cp->custom_private = lappend(cp->custom_private, extra->restrictlist);
 	cp->custom_private = lappend(cp->custom_private, makeInteger(partial && inner_split));
+	cp->custom_private = lappend(cp->custom_private, late_clauses);
 	return cp;
 }
 
@@ -838,22 +835,39 @@ may_survive(PlannerInfo *root, RelOptInfo *joinrel, Path *outer, Path *inner, bo
 static void
 try_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 			  JoinPathExtraData *extra, const HashKeys *keys, Path *outer, Path *inner,
-			  ght_device dev, bool partial, bool inner_split)
+			  ght_device dev, bool partial, bool inner_split, List *late)
 {
 	InputCosts	in;
 
 	input_costs(root, joinrel, jointype, keys, outer, inner, dev, partial && inner_split, &in);
 	if (may_survive(root, joinrel, outer, inner, partial, &in, true))
 		add_join_path(root, joinrel, make_path(root, joinrel, jointype, extra, keys,
-											   outer, inner, dev, partial, inner_split, &in));
+											   outer, inner, dev, partial, inner_split, late, &in));
 	else if (root->join_search_private == NULL && in.setup > 0.0 &&
 			 may_survive(root, joinrel, outer, inner, partial, &in, false))
 	{
 		CustomPath *cp = make_path(root, joinrel, jointype, extra, keys, outer, inner, dev,
-								   partial, inner_split, &in);
+								   partial, inner_split, late, &in);
 
 		remember_join_path(cp);
 	}
+}
+
+/*
+ * Offer the join once more with the outer scan's subquery filter tested on
+ * the pairs instead of the rows read (late_quals.c), when it has one.
+ */
+static void
+try_late_filter(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
+				JoinPathExtraData *extra, const HashKeys *keys, Path *outer, Path *inner,
+				ght_device dev, bool partial, bool inner_split)
+{
+	List	   *late = gpuhash_late_quals(root, outer);
+
+	if (late != NIL)
+		try_join_path(root, joinrel, jointype, extra, keys,
+					  gpuhash_outer_without(root, outer, late), inner, dev, partial,
+					  inner_split, late);
 }
 
 /*
@@ -950,13 +964,14 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	else
 		return;
 
-	try_join_path(root, joinrel, jointype, extra, &keys, outer, inner, dev, false, false);
+	try_join_path(root, joinrel, jointype, extra, &keys, outer, inner, dev, false, false, NIL);
+	try_late_filter(root, joinrel, jointype, extra, &keys, outer, inner, dev, false, false);
 	if (dev == GHT_GPU)
 	{
 		if ((alt = gpu_join_aside(innerrel, inner, false)) != NULL)
-			try_join_path(root, joinrel, jointype, extra, &keys, outer, alt, dev, false, false);
+			try_join_path(root, joinrel, jointype, extra, &keys, outer, alt, dev, false, false, NIL);
 		if ((alt = gpu_join_aside(outerrel, outer, false)) != NULL)
-			try_join_path(root, joinrel, jointype, extra, &keys, alt, inner, dev, false, false);
+			try_join_path(root, joinrel, jointype, extra, &keys, alt, inner, dev, false, false, NIL);
 	}
 
 	/*
@@ -974,13 +989,14 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		if (!pouter->parallel_safe || !pinner->parallel_safe ||
 			PATH_REQ_OUTER(pouter) != NULL || PATH_REQ_OUTER(pinner) != NULL)
 			return;
-		try_join_path(root, joinrel, jointype, extra, &keys, pouter, pinner, dev, true, split);
+		try_join_path(root, joinrel, jointype, extra, &keys, pouter, pinner, dev, true, split, NIL);
+		try_late_filter(root, joinrel, jointype, extra, &keys, pouter, pinner, dev, true, split);
 		if (dev != GHT_GPU)
 			return;
 		if (split && (alt = gpu_join_aside(innerrel, pinner, true)) != NULL && alt->parallel_safe)
-			try_join_path(root, joinrel, jointype, extra, &keys, pouter, alt, dev, true, true);
+			try_join_path(root, joinrel, jointype, extra, &keys, pouter, alt, dev, true, true, NIL);
 		if ((alt = gpu_join_aside(outerrel, pouter, true)) != NULL && alt->parallel_safe)
-			try_join_path(root, joinrel, jointype, extra, &keys, alt, pinner, dev, true, split);
+			try_join_path(root, joinrel, jointype, extra, &keys, alt, pinner, dev, true, split, NIL);
 	}
 }
 
@@ -1071,6 +1087,7 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 	ght_device	dev = path_device(best_path);
 	List	   *restrictlist = list_nth(best_path->custom_private, 5);
 	bool		inner_split = intVal(list_nth(best_path->custom_private, 6)) != 0;
+	List	   *late = list_nth(best_path->custom_private, 7);
 	Plan	   *outer_plan = linitial(custom_plans);
 	Plan	   *inner_plan = lsecond(custom_plans);
 	Path	   *inner_path = lsecond(best_path->custom_paths);
@@ -1086,6 +1103,13 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 
 	foreach(lc, hash_rinfos)
 		hash_clauses = lappend(hash_clauses, lfirst_node(RestrictInfo, lc)->clause);
+	/* the outer scan's late filter moves here, with the columns it reads */
+	if (late != NIL)
+	{
+		gpuhash_strip_late_quals(outer_plan, late);
+		foreach(lc, pull_var_clause((Node *) late, 0))
+			outer_plan = with_key_column(outer_plan, lfirst(lc));
+	}
 	foreach(lc, outer_exprs)
 	{
 		outer_plan = with_key_column(outer_plan, lfirst(lc));
@@ -1133,6 +1157,7 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 		else
 			joinquals = lappend(joinquals, ri->clause);
 	}
+	*otherquals = list_concat(*otherquals, late);
 
 	/* the join clauses' parts kept per build row, as columns after the inner ones */
 	memo = gpuhash_pair_memo_exprs(root, joinquals, inner_path->parent->relids);

@@ -29,14 +29,17 @@ volatile_func(Oid func_id, void *context)
 	return func_volatile(func_id) == PROVOLATILE_VOLATILE;
 }
 
-/* Is anything in node volatile, the subqueries its subplans run included? */
-static bool
-runs_volatile(Node *node, PlannerInfo *root)
+/*
+ * Is anything in node volatile, the subqueries its subplans run included?
+ * (contain_volatile_functions does not look into a subplan's query.)
+ */
+bool
+gpuhash_runs_volatile(Node *node, PlannerInfo *root)
 {
 	if (node == NULL)
 		return false;
 	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, runs_volatile, root, 0);
+		return query_tree_walker((Query *) node, gpuhash_runs_volatile, root, 0);
 	if (IsA(node, SubPlan))
 	{
 		SubPlan    *sp = (SubPlan *) node;
@@ -45,13 +48,13 @@ runs_volatile(Node *node, PlannerInfo *root)
 		if (sp->plan_id < 1 || sp->plan_id > list_length(root->glob->subroots))
 			return true;
 		sub = list_nth(root->glob->subroots, sp->plan_id - 1);
-		if (sub == NULL || runs_volatile((Node *) sub->parse, root))
+		if (sub == NULL || gpuhash_runs_volatile((Node *) sub->parse, root))
 			return true;
 	}
 	if (IsA(node, NextValueExpr) ||
 		check_functions_in_node(node, volatile_func, NULL))
 		return true;
-	return expression_tree_walker(node, runs_volatile, root);
+	return expression_tree_walker(node, gpuhash_runs_volatile, root);
 }
 
 typedef struct MemoSearch
@@ -72,7 +75,7 @@ find_memo(Node *node, MemoSearch *s)
 		Relids		relids = pull_varnos(s->root, node);
 
 		if (!bms_is_empty(relids) && bms_is_subset(relids, s->inner_relids) &&
-			!runs_volatile(node, s->root))
+			!gpuhash_runs_volatile(node, s->root))
 		{
 			if (!list_member(s->found, node))
 				s->found = lappend(s->found, node);

@@ -18,6 +18,7 @@
  * they contain a subplan, read columns of inner_relids and of no other
  * relation, and nothing in them (subqueries included) is volatile.
  */
+extern bool gpuhash_runs_volatile(Node *node, PlannerInfo *root);
 extern List *gpuhash_pair_memo_exprs(PlannerInfo *root, List *clauses, Relids inner_relids);
 
 /*
