@@ -79,6 +79,9 @@ SELECT pg_temp.same($$SELECT lfo.v FROM lfo WHERE NOT EXISTS (SELECT 1 FROM lfd 
 SELECT pg_temp.same($$SELECT lfo.v, lfd.name FROM lfo LEFT JOIN lfd ON lfo.k = lfd.k
   WHERE lfo.avail > (SELECT 0.5 * sum(qty) FROM lfq WHERE lfq.k = lfo.k AND lfq.s = lfo.s)$$);
 -- folded into a GpuHashAggregate: the filter runs before each row is folded
+-- (and EXPLAIN shows it there)
+SELECT * FROM pg_temp.filters($$SELECT count(*), sum(lfo.v) FROM lfo JOIN lfd ON lfo.k = lfd.k
+  WHERE lfo.avail > (SELECT 0.5 * sum(qty) FROM lfq WHERE lfq.k = lfo.k AND lfq.s = lfo.s)$$, true);
 SELECT pg_temp.same($$SELECT lfd.name, count(*), sum(lfo.v) FROM lfo JOIN lfd ON lfo.k = lfd.k
   WHERE lfo.avail > (SELECT 0.5 * sum(qty) FROM lfq WHERE lfq.k = lfo.k AND lfq.s = lfo.s)
   GROUP BY lfd.name$$);

@@ -1512,6 +1512,16 @@ gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							deparse_expression((Node *) make_ands_explicit(join_quals(cscan, gj)),
 											   context, useprefix, false), es);
 	gpuhash_pair_memo_explain(gj, memo_exprs(cscan, gj), context, useprefix, es);
+	/* a GpuHashAggregate's filter of the joined rows (a plain join's is its plan's qual) */
+	if (gj->n_row_quals > 0)
+	{
+		List	   *row_quals = list_copy_tail(cscan->custom_exprs,
+											   1 + gj->n_join_quals + gj->n_memo);
+
+		ExplainPropertyText("Filter",
+							deparse_expression((Node *) make_ands_explicit(row_quals),
+											   context, useprefix, false), es);
+	}
 	if (gj->explain_more)
 		gj->explain_more(gj, context, useprefix, es);
 	if ((es->verbose || es->analyze) && (gj->outer_reader || gj->inner_reader))
