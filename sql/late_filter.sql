@@ -23,7 +23,7 @@ BEGIN
     IF l ~ '(Custom Scan|Seq Scan)' THEN
       node := regexp_replace(btrim(l), '^-> *', '');
       node := regexp_replace(node, ' \(actual.*$', '');
-    ELSIF l ~ '^ *Filter:' THEN
+    ELSIF l ~ '^ *(Filter|Join Filter|Once per Build Row):' THEN
       RETURN NEXT node || ': ' || btrim(l);
     ELSIF l ~ '^ *-> *Aggregate \(actual' THEN
       RETURN NEXT 'subplan runs: ' || substring(l from 'loops=([0-9]+)');
@@ -91,6 +91,41 @@ SELECT pg_temp.same($$SELECT count(*), count(lfd.name), sum(lfo.v) FROM lfo LEFT
 SELECT pg_temp.same($$SELECT lfo.v, lfd.name, lfdup.tag FROM lfo JOIN lfd ON lfo.k = lfd.k
   JOIN lfdup ON lfdup.k = lfo.k
   WHERE lfo.avail > (SELECT 0.5 * sum(qty) FROM lfq WHERE lfq.k = lfo.k AND lfq.s = lfo.s)$$);
+
+-- the filtered join as the inner side of another join: the filter is left
+-- to that join, which tests it on the build rows its pairs reach, once a
+-- build row (TPC-H q20's shape: Canada's suppliers IN the suppliers of
+-- forest parts whose availability passes the subquery)
+SELECT * FROM pg_temp.filters($$SELECT lfd.name FROM lfd WHERE lfd.k IN
+  (SELECT lfo.k FROM lfo JOIN lfdup ON lfo.k = lfdup.k AND lfdup.tag = 1
+   WHERE lfo.avail > (SELECT 0.5 * sum(qty) FROM lfq WHERE lfq.k = lfo.k AND lfq.s = lfo.s))
+  AND lfd.name LIKE 'd1%'$$, true);
+SELECT pg_temp.same($$SELECT lfd.name FROM lfd WHERE lfd.k IN
+  (SELECT lfo.k FROM lfo JOIN lfdup ON lfo.k = lfdup.k AND lfdup.tag = 1
+   WHERE lfo.avail > (SELECT 0.5 * sum(qty) FROM lfq WHERE lfq.k = lfo.k AND lfq.s = lfo.s))
+  AND lfd.name LIKE 'd1%'$$);
+SELECT pg_temp.same($$SELECT lfd.name, x.v FROM lfd JOIN
+  (SELECT lfo.k, lfo.v FROM lfo JOIN lfdup ON lfo.k = lfdup.k AND lfdup.tag = 1
+   WHERE lfo.avail > (SELECT 0.5 * sum(qty) FROM lfq WHERE lfq.k = lfo.k AND lfq.s = lfo.s)) x
+  ON lfd.k = x.k WHERE lfd.name LIKE 'd1%'$$);
+SELECT * FROM pg_temp.filters($$SELECT lfd.name FROM lfd WHERE NOT EXISTS
+  (SELECT 1 FROM lfo JOIN lfdup ON lfo.k = lfdup.k AND lfdup.tag = 1 WHERE lfo.k = lfd.k
+   AND lfo.avail > (SELECT 2.5 * sum(qty) FROM lfq WHERE lfq.k = lfo.k AND lfq.s = lfo.s))$$);
+SELECT pg_temp.same($$SELECT lfd.name FROM lfd WHERE NOT EXISTS
+  (SELECT 1 FROM lfo JOIN lfdup ON lfo.k = lfdup.k AND lfdup.tag = 1 WHERE lfo.k = lfd.k
+   AND lfo.avail > (SELECT 2.5 * sum(qty) FROM lfq WHERE lfq.k = lfo.k AND lfq.s = lfo.s))$$);
+SELECT * FROM pg_temp.filters($$SELECT lfd.name, x.v FROM lfd LEFT JOIN
+  (SELECT lfo.k, lfo.v FROM lfo JOIN lfdup ON lfo.k = lfdup.k AND lfdup.tag = 1
+   WHERE lfo.avail > (SELECT 2.5 * sum(qty) FROM lfq WHERE lfq.k = lfo.k AND lfq.s = lfo.s)) x
+  ON lfd.k = x.k$$);
+SELECT pg_temp.same($$SELECT lfd.name, x.v FROM lfd LEFT JOIN
+  (SELECT lfo.k, lfo.v FROM lfo JOIN lfdup ON lfo.k = lfdup.k AND lfdup.tag = 1
+   WHERE lfo.avail > (SELECT 2.5 * sum(qty) FROM lfq WHERE lfq.k = lfo.k AND lfq.s = lfo.s)) x
+  ON lfd.k = x.k$$);
+SELECT pg_temp.same($$SELECT count(*), count(x.v) FROM lfd LEFT JOIN
+  (SELECT lfo.k, lfo.v FROM lfo JOIN lfdup ON lfo.k = lfdup.k AND lfdup.tag = 1
+   WHERE lfo.avail > (SELECT 0.5 * sum(qty) FROM lfq WHERE lfq.k = lfo.k AND lfq.s = lfo.s)) x
+  ON lfd.k = x.k$$);
 
 -- an EXISTS subquery as the filter, NULLs in what it compares
 SELECT pg_temp.same($$SELECT lfo.v FROM lfo JOIN lfd ON lfo.k = lfd.k

@@ -65,7 +65,7 @@ enum
 };
 
 /* A GpuHashJoin path's custom_private holds this many entries. */
-#define GJ_PATH_PRIV_COUNT 8
+#define GJ_PATH_PRIV_COUNT 10
 
 /* GpuHashAggregate's settings (common/settings.c) */
 extern bool gpuhash_enable_aggregate;

@@ -72,6 +72,25 @@ typedef struct GpuPathsOfRel
 
 static HTAB *gpu_paths_by_rel = NULL;
 
+/*
+ * Joins whose outer scan's subquery filter is left to the join above them
+ * (late_quals.c): not paths of their relation, which they do not filter
+ * fully, but inner sides that a join above may take, testing the filter
+ * on its own pairs.  Made in this planning, like made_join_paths.
+ */
+static List *deferred_paths = NIL;
+
+/*
+ * The clauses a join path tests for an outer scan's filter, or for the
+ * join below it on its inner side (late_quals.c).
+ */
+typedef struct LateQuals
+{
+	List	   *outer;			/* RestrictInfos taken out of the outer scan's filter */
+	bool		here;			/* tested by this join; else left to the join above */
+	List	   *inner;			/* clauses the inner side left to this join */
+} LateQuals;
+
 /* The device a GpuHashJoin path was made for (the fifth of its custom_private). */
 static inline ght_device
 path_device(const CustomPath *cp)
@@ -650,7 +669,7 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 static CustomPath *
 make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExtraData *extra,
 		  const HashKeys *keys, Path *outer, Path *inner, ght_device dev, bool partial,
-		  bool inner_split, List *late, const InputCosts *in)
+		  bool inner_split, const LateQuals *late, const InputCosts *in)
 {
 	CustomPath *cp = makeNode(CustomPath);
 	double		rows = joinrel->rows;
@@ -685,10 +704,23 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 		if (!filters_output(jointype, ri, joinrel->relids))
 			join_clauses = lappend(join_clauses, ri->clause);
 	}
-	/* an outer scan's late filter runs on the pairs, like a join clause (late_quals.c) */
-	foreach(lc, late)
-		late_clauses = lappend(late_clauses, lfirst_node(RestrictInfo, lc)->clause);
-	quals = list_concat(quals, late_clauses);
+	/*
+	 * An outer scan's late filter runs on the pairs, like a join clause, or
+	 * is left to the join above, which then finds more rows here; an inner
+	 * side's is a join clause of this join's (late_quals.c).
+	 */
+	if (late != NULL)
+	{
+		foreach(lc, late->outer)
+			late_clauses = lappend(late_clauses, lfirst_node(RestrictInfo, lc)->clause);
+		if (late->here)
+			quals = list_concat(quals, late_clauses);
+		else if (late->outer != NIL)
+			rows = clamp_row_est(rows / Max(clauselist_selectivity(root, late->outer, 0,
+																	 JOIN_INNER, NULL), 1e-10));
+		quals = list_concat(quals, late->inner);
+		join_clauses = list_concat(join_clauses, late->inner);
+	}
 	if (partial)
 		rows = clamp_row_est(rows / gpuhash_parallel_divisor(cp->path.parallel_workers));
 	cost_gpu_join(root, cp, jointype, outer, inner, keys, quals,
@@ -719,6 +751,8 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 	cp->custom_private = lappend(cp->custom_private, extra->restrictlist);
 	cp->custom_private = lappend(cp->custom_private, makeInteger(partial && inner_split));
 	cp->custom_private = lappend(cp->custom_private, late_clauses);
+	cp->custom_private = lappend(cp->custom_private, makeInteger(late == NULL || late->here));
+	cp->custom_private = lappend(cp->custom_private, late ? late->inner : NIL);
 	return cp;
 }
 
@@ -768,12 +802,14 @@ gpuhash_planner(Query *parse, const char *query_string, int cursor_options,
 				ParamListInfo bound_params)
 {
 	List	   *outer_paths = made_join_paths;
+	List	   *outer_deferred = deferred_paths;
 	HTAB	   *outer_by_rel = gpu_paths_by_rel;
 	List	   *outer_reads;
 	PlannedStmt *result;
 
 	gpuhash_settings_ready();
 	made_join_paths = NIL;
+	deferred_paths = NIL;
 	gpu_paths_by_rel = NULL;
 	outer_reads = gpuhash_read_cost_begin();
 	PG_TRY();
@@ -786,6 +822,7 @@ gpuhash_planner(Query *parse, const char *query_string, int cursor_options,
 	PG_FINALLY();
 	{
 		made_join_paths = outer_paths;
+		deferred_paths = outer_deferred;
 		gpu_paths_by_rel = outer_by_rel;
 		gpuhash_read_cost_end(outer_reads);
 	}
@@ -835,7 +872,7 @@ may_survive(PlannerInfo *root, RelOptInfo *joinrel, Path *outer, Path *inner, bo
 static void
 try_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 			  JoinPathExtraData *extra, const HashKeys *keys, Path *outer, Path *inner,
-			  ght_device dev, bool partial, bool inner_split, List *late)
+			  ght_device dev, bool partial, bool inner_split, const LateQuals *late)
 {
 	InputCosts	in;
 
@@ -862,12 +899,66 @@ try_late_filter(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 				JoinPathExtraData *extra, const HashKeys *keys, Path *outer, Path *inner,
 				ght_device dev, bool partial, bool inner_split)
 {
-	List	   *late = gpuhash_late_quals(root, outer);
+	LateQuals	late = {gpuhash_late_quals(root, outer), true, NIL};
+	Path	   *without;
 
-	if (late != NIL)
-		try_join_path(root, joinrel, jointype, extra, keys,
-					  gpuhash_outer_without(root, outer, late), inner, dev, partial,
-					  inner_split, late);
+	if (late.outer == NIL)
+		return;
+	without = gpuhash_outer_without(root, outer, late.outer);
+	try_join_path(root, joinrel, jointype, extra, keys, without, inner, dev, partial,
+				  inner_split, &late);
+
+	/*
+	 * The same join leaving the filter to a join above, where this one is
+	 * the inner side: TPC-H q20's partsupp joined to part is then the build
+	 * side of a semi join with Canada's suppliers, which tests the filter on
+	 * the pairs it reaches (4 % of them), once a build row (pair_memo.c).
+	 * Inner, semi and anti joins only: their output rows are the joined
+	 * pairs, which the filter of the outer columns keeps or drops whole.
+	 */
+	if (!partial && root->join_search_private == NULL &&
+		(jointype == JOIN_INNER || jointype == JOIN_SEMI || jointype == JOIN_ANTI))
+	{
+		InputCosts	in;
+
+		late.here = false;
+		input_costs(root, joinrel, jointype, keys, without, inner, dev, false, &in);
+		deferred_paths = lappend(deferred_paths,
+								 make_path(root, joinrel, jointype, extra, keys, without, inner,
+										   dev, false, false, &late, &in));
+	}
+}
+
+/*
+ * Offer the join once more over innerrel's join that left its outer scan's
+ * filter to this one (try_late_filter), its cheapest, testing that filter
+ * as a join clause: each build row's value kept (pair_memo.c).
+ */
+static void
+try_deferred_inner(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
+				   JoinPathExtraData *extra, const HashKeys *keys, Path *outer,
+				   RelOptInfo *innerrel, ght_device dev)
+{
+	CustomPath *best = NULL;
+	LateQuals	late = {NIL, true, NIL};
+	ListCell   *lc;
+
+	if (jointype != JOIN_INNER && jointype != JOIN_SEMI && jointype != JOIN_ANTI &&
+		jointype != JOIN_LEFT)
+		return;
+	foreach(lc, deferred_paths)
+	{
+		CustomPath *cp = lfirst(lc);
+
+		if (cp->path.parent == innerrel && path_device(cp) == dev &&
+			(best == NULL || cp->path.total_cost < best->path.total_cost))
+			best = cp;
+	}
+	if (best == NULL)
+		return;
+	late.inner = list_nth(best->custom_private, 7);
+	try_join_path(root, joinrel, jointype, extra, keys, outer, &best->path, dev, false, false,
+				  &late);
 }
 
 /*
@@ -964,14 +1055,15 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	else
 		return;
 
-	try_join_path(root, joinrel, jointype, extra, &keys, outer, inner, dev, false, false, NIL);
+	try_join_path(root, joinrel, jointype, extra, &keys, outer, inner, dev, false, false, NULL);
 	try_late_filter(root, joinrel, jointype, extra, &keys, outer, inner, dev, false, false);
+	try_deferred_inner(root, joinrel, jointype, extra, &keys, outer, innerrel, dev);
 	if (dev == GHT_GPU)
 	{
 		if ((alt = gpu_join_aside(innerrel, inner, false)) != NULL)
-			try_join_path(root, joinrel, jointype, extra, &keys, outer, alt, dev, false, false, NIL);
+			try_join_path(root, joinrel, jointype, extra, &keys, outer, alt, dev, false, false, NULL);
 		if ((alt = gpu_join_aside(outerrel, outer, false)) != NULL)
-			try_join_path(root, joinrel, jointype, extra, &keys, alt, inner, dev, false, false, NIL);
+			try_join_path(root, joinrel, jointype, extra, &keys, alt, inner, dev, false, false, NULL);
 	}
 
 	/*
@@ -989,14 +1081,14 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		if (!pouter->parallel_safe || !pinner->parallel_safe ||
 			PATH_REQ_OUTER(pouter) != NULL || PATH_REQ_OUTER(pinner) != NULL)
 			return;
-		try_join_path(root, joinrel, jointype, extra, &keys, pouter, pinner, dev, true, split, NIL);
+		try_join_path(root, joinrel, jointype, extra, &keys, pouter, pinner, dev, true, split, NULL);
 		try_late_filter(root, joinrel, jointype, extra, &keys, pouter, pinner, dev, true, split);
 		if (dev != GHT_GPU)
 			return;
 		if (split && (alt = gpu_join_aside(innerrel, pinner, true)) != NULL && alt->parallel_safe)
-			try_join_path(root, joinrel, jointype, extra, &keys, pouter, alt, dev, true, true, NIL);
+			try_join_path(root, joinrel, jointype, extra, &keys, pouter, alt, dev, true, true, NULL);
 		if ((alt = gpu_join_aside(outerrel, pouter, true)) != NULL && alt->parallel_safe)
-			try_join_path(root, joinrel, jointype, extra, &keys, alt, pinner, dev, true, split, NIL);
+			try_join_path(root, joinrel, jointype, extra, &keys, alt, pinner, dev, true, split, NULL);
 	}
 }
 
@@ -1088,6 +1180,8 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 	List	   *restrictlist = list_nth(best_path->custom_private, 5);
 	bool		inner_split = intVal(list_nth(best_path->custom_private, 6)) != 0;
 	List	   *late = list_nth(best_path->custom_private, 7);
+	bool		late_here = intVal(list_nth(best_path->custom_private, 8)) != 0;
+	List	   *inner_late = list_nth(best_path->custom_private, 9);
 	Plan	   *outer_plan = linitial(custom_plans);
 	Plan	   *inner_plan = lsecond(custom_plans);
 	Path	   *inner_path = lsecond(best_path->custom_paths);
@@ -1103,13 +1197,19 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 
 	foreach(lc, hash_rinfos)
 		hash_clauses = lappend(hash_clauses, lfirst_node(RestrictInfo, lc)->clause);
-	/* the outer scan's late filter moves here, with the columns it reads */
+	/*
+	 * The outer scan's late filter moves here (or on to the join above),
+	 * with the columns it reads; the inner side's is a join clause here,
+	 * with the columns it reads from that side.
+	 */
 	if (late != NIL)
 	{
 		gpuhash_strip_late_quals(outer_plan, late);
 		foreach(lc, pull_var_clause((Node *) late, 0))
 			outer_plan = with_key_column(outer_plan, lfirst(lc));
 	}
+	foreach(lc, pull_var_clause((Node *) inner_late, 0))
+		inner_plan = with_key_column(inner_plan, lfirst(lc));
 	foreach(lc, outer_exprs)
 	{
 		outer_plan = with_key_column(outer_plan, lfirst(lc));
@@ -1157,7 +1257,9 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 		else
 			joinquals = lappend(joinquals, ri->clause);
 	}
-	*otherquals = list_concat(*otherquals, late);
+	if (late_here)
+		*otherquals = list_concat(*otherquals, late);
+	joinquals = list_concat(joinquals, inner_late);
 
 	/* the join clauses' parts kept per build row, as columns after the inner ones */
 	memo = gpuhash_pair_memo_exprs(root, joinquals, inner_path->parent->relids);
