@@ -913,8 +913,9 @@ try_late_filter(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	 * the inner side: TPC-H q20's partsupp joined to part is then the build
 	 * side of a semi join with Canada's suppliers, which tests the filter on
 	 * the pairs it reaches (4 % of them), once a build row (pair_memo.c).
-	 * Inner, semi and anti joins only: their output rows are the joined
-	 * pairs, which the filter of the outer columns keeps or drops whole.
+	 * The filter reads only this join's outer columns, which an inner, semi
+	 * or anti join passes up unchanged, so that testing it above drops the
+	 * same rows.  (A left join would too; no query has needed it.)
 	 */
 	if (!partial && root->join_search_private == NULL &&
 		(jointype == JOIN_INNER || jointype == JOIN_SEMI || jointype == JOIN_ANTI))
