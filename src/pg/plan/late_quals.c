@@ -46,9 +46,10 @@ gpuhash_has_placeholder(Node *node, void *context)
  * The restriction clauses of outer's scan that are worth testing after the
  * join: those that run a subplan.  Not a volatile one (its subquery
  * included), whose calls must not change in number, nor one with a
- * placeholder, whose value is computed below the join.  NIL when there is none, or when outer is
- * not a plain heap scan (the only input whose filter the join can take
- * over: the plan made from it is a Seq Scan carrying the clauses).
+ * placeholder, whose value is computed below the join.  NIL when there is
+ * none, or when outer is not a plain heap scan (the only input whose filter
+ * the join can take over: the plan made from it is a Seq Scan carrying the
+ * clauses).
  */
 List *
 gpuhash_late_quals(PlannerInfo *root, Path *outer)
