@@ -160,6 +160,13 @@ memo_exprs(CustomScan *cscan, GpuJoinState *gj)
 	return list_copy_head(list_copy_tail(cscan->custom_exprs, 1 + gj->n_join_quals), gj->n_memo);
 }
 
+/* A GpuHashAggregate's filter of the joined rows, last (a plain join's is its plan's qual). */
+static List *
+row_quals(CustomScan *cscan, GpuJoinState *gj)
+{
+	return list_copy_tail(cscan->custom_exprs, 1 + gj->n_join_quals + gj->n_memo);
+}
+
 void
 gpuhash_join_begin(CustomScanState *node, EState *estate, int eflags)
 {
@@ -176,9 +183,7 @@ gpuhash_join_begin(CustomScanState *node, EState *estate, int eflags)
 	gj->n_join_quals = list_length(cscan->custom_exprs) - 1 - gj->n_memo - gj->n_row_quals;
 	gj->join_qual = ExecInitQual(join_quals(cscan, gj), &node->ss.ps);
 	gpuhash_pair_memo_begin(gj, memo_exprs(cscan, gj));
-	gj->row_qual = ExecInitQual(list_copy_tail(cscan->custom_exprs,
-											   1 + gj->n_join_quals + gj->n_memo),
-								&node->ss.ps);
+	gj->row_qual = ExecInitQual(row_quals(cscan, gj), &node->ss.ps);
 	gj->keep_inner = gj->jointype == JOIN_INNER || gj->jointype == JOIN_LEFT ||
 		gj->join_qual != NULL;
 	set_inline_ok(gj, ExecGetResultType(inner));
@@ -1512,16 +1517,10 @@ gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							deparse_expression((Node *) make_ands_explicit(join_quals(cscan, gj)),
 											   context, useprefix, false), es);
 	gpuhash_pair_memo_explain(gj, memo_exprs(cscan, gj), context, useprefix, es);
-	/* a GpuHashAggregate's filter of the joined rows (a plain join's is its plan's qual) */
 	if (gj->n_row_quals > 0)
-	{
-		List	   *row_quals = list_copy_tail(cscan->custom_exprs,
-											   1 + gj->n_join_quals + gj->n_memo);
-
 		ExplainPropertyText("Filter",
-							deparse_expression((Node *) make_ands_explicit(row_quals),
+							deparse_expression((Node *) make_ands_explicit(row_quals(cscan, gj)),
 											   context, useprefix, false), es);
-	}
 	if (gj->explain_more)
 		gj->explain_more(gj, context, useprefix, es);
 	if ((es->verbose || es->analyze) && (gj->outer_reader || gj->inner_reader))

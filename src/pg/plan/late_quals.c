@@ -57,7 +57,12 @@ gpuhash_late_quals(PlannerInfo *root, Path *outer)
 	List	   *late = NIL;
 	ListCell   *lc;
 
-	if (!gpuhash_late_filter || !gpuhash_plain_heap_scan(root, outer))
+	/*
+	 * Every join of a planning asks: the clauses are looked at first, since
+	 * few scans have a subplan in their filter, and the heap test reads the
+	 * catalog.
+	 */
+	if (!gpuhash_late_filter || outer->pathtype != T_SeqScan)
 		return NIL;
 	foreach(lc, outer->parent->baserestrictinfo)
 	{
@@ -69,6 +74,8 @@ gpuhash_late_quals(PlannerInfo *root, Path *outer)
 			continue;
 		late = lappend(late, ri);
 	}
+	if (late != NIL && !gpuhash_plain_heap_scan(root, outer))
+		return NIL;
 	return late;
 }
 
