@@ -24,6 +24,7 @@
 #include "utils/guc.h"
 
 #include "join_node.h"
+#include "semi_estimate.h"
 
 int			gpuhash_device_setting = GPUHASH_DEVICE_AUTO;
 int			gpuhash_batch_rows = 1048576;
@@ -42,6 +43,7 @@ bool		gpuhash_read_thread = true;
 bool		gpuhash_chain_batches = true;
 bool		gpuhash_key_filter = true;
 bool		gpuhash_late_filter = true;
+bool		gpuhash_semi_estimate_enabled = true;
 bool		gpuhash_overlap_probes = true;
 
 bool		gpuhash_enable_aggregate = true;
@@ -182,6 +184,14 @@ static const Setting settings[] = {
 		"correlated subquery) is then tested once a joined row instead of once "
 		"a row read, where the planner finds that cheaper.",
 		&gpuhash_late_filter, 1, 0, 0, PGC_USERSET, 0, NULL},
+	{"gpuhash.semi_estimate", SETTING_BOOL,
+		"Lets the planner estimate a semi join above GPU hash joins through the outer column that is the inner column itself.",
+		"Where a semi join's equality could be written with several equal outer "
+		"columns and one of them is the very column the inner side compares, "
+		"nested loops over the inner side's index are also costed with the "
+		"match fraction that comparison gives, when it is higher. Applies only "
+		"to semi joins whose outer side holds a GPU hash join.",
+		&gpuhash_semi_estimate_enabled, 1, 0, 0, PGC_USERSET, 0, NULL},
 	/* GpuHashAggregate */
 	{"gpuhash.enable_aggregate", SETTING_BOOL,
 		"Lets a GPU hash join compute the query's aggregates itself "

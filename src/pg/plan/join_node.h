@@ -73,6 +73,7 @@ extern bool gpuhash_enable_scan_aggregate;
 extern bool gpuhash_enable_group_combine;
 
 extern bool gpuhash_is_join_path(Path *path);
+extern bool gpuhash_join_below(Path *path, bool any_device);
 extern List *gpuhash_join_paths_of(RelOptInfo *rel, bool partial);
 extern CustomScan *gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids,
 										  CustomPath *best_path, List *tlist,

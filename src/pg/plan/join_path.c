@@ -46,6 +46,7 @@
 #include "late_quals.h"
 #include "pair_memo.h"
 #include "read_cost.h"
+#include "semi_estimate.h"
 
 static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
 static planner_hook_type prev_planner_hook = NULL;
@@ -521,8 +522,8 @@ outer_read_credit(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, Pat
  * path's tree.  Only the shapes a join's input takes are walked: a join, a
  * Gather, or a node over one input.
  */
-static bool
-join_below(Path *path, bool any_device)
+bool
+gpuhash_join_below(Path *path, bool any_device)
 {
 	check_stack_depth();
 	if (path == NULL)
@@ -535,7 +536,7 @@ join_below(Path *path, bool any_device)
 		if (any_device || path_device(cp) == GHT_GPU)
 			return true;
 		foreach(lc, cp->custom_paths)
-			if (join_below(lfirst(lc), any_device))
+			if (gpuhash_join_below(lfirst(lc), any_device))
 				return true;
 		return false;
 	}
@@ -544,23 +545,23 @@ join_below(Path *path, bool any_device)
 		case T_NestPath:
 		case T_MergePath:
 		case T_HashPath:
-			return join_below(((JoinPath *) path)->outerjoinpath, any_device) ||
-				join_below(((JoinPath *) path)->innerjoinpath, any_device);
+			return gpuhash_join_below(((JoinPath *) path)->outerjoinpath, any_device) ||
+				gpuhash_join_below(((JoinPath *) path)->innerjoinpath, any_device);
 		case T_GatherPath:
-			return join_below(((GatherPath *) path)->subpath, any_device);
+			return gpuhash_join_below(((GatherPath *) path)->subpath, any_device);
 		case T_GatherMergePath:
-			return join_below(((GatherMergePath *) path)->subpath, any_device);
+			return gpuhash_join_below(((GatherMergePath *) path)->subpath, any_device);
 		case T_ProjectionPath:
-			return join_below(((ProjectionPath *) path)->subpath, any_device);
+			return gpuhash_join_below(((ProjectionPath *) path)->subpath, any_device);
 		case T_MaterialPath:
-			return join_below(((MaterialPath *) path)->subpath, any_device);
+			return gpuhash_join_below(((MaterialPath *) path)->subpath, any_device);
 		case T_MemoizePath:
-			return join_below(((MemoizePath *) path)->subpath, any_device);
+			return gpuhash_join_below(((MemoizePath *) path)->subpath, any_device);
 		case T_UniquePath:
-			return join_below(((UniquePath *) path)->subpath, any_device);
+			return gpuhash_join_below(((UniquePath *) path)->subpath, any_device);
 		case T_SortPath:
 		case T_IncrementalSortPath:
-			return join_below(((SortPath *) path)->subpath, any_device);
+			return gpuhash_join_below(((SortPath *) path)->subpath, any_device);
 		default:
 			return false;
 	}
@@ -569,7 +570,7 @@ join_below(Path *path, bool any_device)
 static inline bool
 gpu_join_below(Path *path)
 {
-	return join_below(path, false);
+	return gpuhash_join_below(path, false);
 }
 
 /*
@@ -1004,7 +1005,7 @@ widen_parallel_hash_joins(RelOptInfo *joinrel)
 		if (!IsA(p, HashPath) || !p->parallel_aware)
 			continue;
 		inner = ((JoinPath *) p)->innerjoinpath;
-		if (inner->parallel_workers > p->parallel_workers && join_below(inner, true))
+		if (inner->parallel_workers > p->parallel_workers && gpuhash_join_below(inner, true))
 			p->parallel_workers = inner->parallel_workers;
 	}
 }
@@ -1026,6 +1027,7 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	if (!gpuhash_enable_join)
 		return;
 	widen_parallel_hash_joins(joinrel);
+	gpuhash_semi_estimate(root, joinrel, outerrel, innerrel, jointype, extra);
 	/*
 	 * JOIN_LEFT keeps outerrel's rows and hashes innerrel's, the side that
 	 * is null-extended.  JOIN_RIGHT and JOIN_FULL would have to return the
