@@ -101,8 +101,16 @@ dependent_column(PlannerInfo *root, Var *v, List *group_exprs)
 {
 	RangeTblEntry *rte;
 	List	   *deps = NIL;
+	bool		keyed = false;
+	ListCell   *lc;
 
 	if (v->varlevelsup != 0 || v->varno < 1 || v->varno >= root->simple_rel_array_size)
+		return false;
+	/* without a column of v's table in GROUP BY, pg_constraint is not read */
+	foreach(lc, group_exprs)
+		keyed |= IsA(lfirst(lc), Var) && ((Var *) lfirst(lc))->varno == v->varno &&
+			((Var *) lfirst(lc))->varlevelsup == 0;
+	if (!keyed)
 		return false;
 	rte = planner_rt_fetch(v->varno, root);
 	return rte->rtekind == RTE_RELATION &&

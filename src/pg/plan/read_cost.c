@@ -77,6 +77,17 @@ gpuhash_parallel_divisor(int workers)
 }
 
 /*
+ * rel's table, which the planner has opened and locked already: its
+ * relcache entry answers without the catalog lookups that a new session's
+ * cold caches would make.
+ */
+static Relation
+planned_relation(PlannerInfo *root, RelOptInfo *rel)
+{
+	return table_open(planner_rt_fetch(rel->relid, root)->relid, NoLock);
+}
+
+/*
  * A Seq Scan of a heap table without parameters, its filter included
  * (heap_reader.c applies it as it reads).
  */
@@ -84,20 +95,16 @@ bool
 gpuhash_plain_heap_scan(PlannerInfo *root, Path *p)
 {
 	RelOptInfo *rel = p->parent;
-	RangeTblEntry *rte;
-	HeapTuple	tup;
+	Relation	r;
 	bool		heap;
 
 	if (p->pathtype != T_SeqScan ||
 		rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION ||
 		p->param_info != NULL)
 		return false;
-	rte = planner_rt_fetch(rel->relid, root);
-	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(rte->relid));
-	if (!HeapTupleIsValid(tup))
-		return false;
-	heap = ((Form_pg_class) GETSTRUCT(tup))->relam == HEAP_TABLE_AM_OID;
-	ReleaseSysCache(tup);
+	r = planned_relation(root, rel);
+	heap = r->rd_rel->relam == HEAP_TABLE_AM_OID;
+	table_close(r, NoLock);
 	return heap;
 }
 
@@ -110,8 +117,10 @@ gpuhash_plain_heap_scan(PlannerInfo *root, Path *p)
 bool
 gpuhash_key_leads_row(PlannerInfo *root, Path *p, List *key_vars)
 {
-	RangeTblEntry *rte = planner_rt_fetch(p->parent->relid, root);
 	AttrNumber	last = 0;
+	Relation	r;
+	TupleDesc	desc;
+	bool		fixed = true;
 	ListCell   *lc;
 
 	foreach(lc, key_vars)
@@ -122,24 +131,25 @@ gpuhash_key_leads_row(PlannerInfo *root, Path *p, List *key_vars)
 			return false;
 		last = Max(last, v->varattno);
 	}
-	for (AttrNumber a = 1; a <= last; a++)
+	r = planned_relation(root, p->parent);
+	desc = RelationGetDescr(r);
+	for (AttrNumber a = 1; a <= last && fixed; a++)
 	{
-		HeapTuple	tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(rte->relid), Int16GetDatum(a));
 		Form_pg_attribute att;
-		bool		fixed;
 
-		if (!HeapTupleIsValid(tup))
-			return false;
-		att = (Form_pg_attribute) GETSTRUCT(tup);
+		if (a > desc->natts)
+		{
+			fixed = false;
+			break;
+		}
+		att = TupleDescAttr(desc, a - 1);
 		fixed = att->attlen > 0;
 		foreach(lc, key_vars)
 			if (lfirst_node(Var, lc)->varattno == a && !att->attbyval)
 				fixed = false;
-		ReleaseSysCache(tup);
-		if (!fixed)
-			return false;
 	}
-	return true;
+	table_close(r, NoLock);
+	return fixed;
 }
 
 /* What this planning knows of rel's filter (scan_filter.c), found on first asking. */
@@ -173,7 +183,7 @@ filter_of(PlannerInfo *root, RelOptInfo *rel)
 		quals = lappend(quals, clause);
 		c->subplan |= contain_subplans((Node *) clause);
 	}
-	r = table_open(planner_rt_fetch(rel->relid, root)->relid, NoLock);
+	r = planned_relation(root, rel);
 	c->compiles = gpuhash_scan_filter_compile(quals, RelationGetDescr(r), &rest) != NULL &&
 		rest == NIL;
 	table_close(r, NoLock);
