@@ -137,8 +137,10 @@ add_nestloops(PlannerInfo *root, RelOptInfo *joinrel, Path *outer, RelOptInfo *i
 		JoinCostWorkspace ws;
 		NestPath   *np;
 
+		/* as PostgreSQL's own nested loops: no placeholder the inner side cannot compute */
 		if (req == NULL || !bms_is_subset(req, outer->parent->relids) ||
-			(partial && !inner->parallel_safe))
+			(partial && !inner->parallel_safe) ||
+			have_dangerous_phv(root, outer->parent->relids, req))
 			continue;
 		initial_cost_nestloop(root, &ws, jointype, outer, inner, extra);
 		if (partial ? !add_partial_path_precheck(joinrel, ws.total_cost, NIL) :
