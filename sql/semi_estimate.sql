@@ -49,25 +49,22 @@ INSERT INTO se_ord SELECT i, CASE WHEN i % 2 = 0 THEN 'F' ELSE 'O' END FROM gene
 ALTER TABLE se_line ALTER COLUMN ok SET (n_distinct = 200);
 ANALYZE se_line; ANALYZE se_ord;
 
+-- q21's shape: lines of wanted orders that another supplier's line shares
+\set shape 'SELECT l1.ok, l1.supp FROM se_line l1 JOIN se_ord ON se_ord.ok = l1.ok WHERE se_ord.status = ''F'' AND l1.late AND l1.supp = 2 AND EXISTS (SELECT 1 FROM se_line l2 WHERE l2.ok = l1.ok AND l2.supp <> l1.supp)'
+
 SET max_parallel_workers_per_gather = 0;
 SET gpuhash.key_filter = off;
 -- the same plans on the GPU, whose context a new session would pay for
 SET gpuhash.device_setup_cost = 0;
 
--- q21's shape: on, the semi join probes the index above the join with
+-- on, the semi join probes the index above the join with
 -- se_ord (its condition on se_ord's key, the class's first member); off,
 -- the nested loop there is expected to read 500 lines in vain for 98 % of
 -- the rows, and the node builds all of se_line instead
-SELECT * FROM pg_temp.joins($$SELECT l1.ok, l1.supp FROM se_line l1 JOIN se_ord ON se_ord.ok = l1.ok
-  WHERE se_ord.status = 'F' AND l1.late AND l1.supp = 2
-    AND EXISTS (SELECT 1 FROM se_line l2 WHERE l2.ok = l1.ok AND l2.supp <> l1.supp)$$);
-SELECT pg_temp.same($$SELECT l1.ok, l1.supp FROM se_line l1 JOIN se_ord ON se_ord.ok = l1.ok
-  WHERE se_ord.status = 'F' AND l1.late AND l1.supp = 2
-    AND EXISTS (SELECT 1 FROM se_line l2 WHERE l2.ok = l1.ok AND l2.supp <> l1.supp)$$, false);
+SELECT * FROM pg_temp.joins(:'shape');
+SELECT pg_temp.same(:'shape', false);
 SET gpuhash.semi_estimate = off;
-SELECT * FROM pg_temp.joins($$SELECT l1.ok, l1.supp FROM se_line l1 JOIN se_ord ON se_ord.ok = l1.ok
-  WHERE se_ord.status = 'F' AND l1.late AND l1.supp = 2
-    AND EXISTS (SELECT 1 FROM se_line l2 WHERE l2.ok = l1.ok AND l2.supp <> l1.supp)$$);
+SELECT * FROM pg_temp.joins(:'shape');
 RESET gpuhash.semi_estimate;
 
 -- with q21's anti join too, and grouped above
@@ -94,9 +91,7 @@ RESET gpuhash.semi_estimate;
 
 -- no GpuHashJoin below: PostgreSQL's plan, its semi join below the join
 SET gpuhash.enable_join = off;
-SELECT * FROM pg_temp.joins($$SELECT l1.ok, l1.supp FROM se_line l1 JOIN se_ord ON se_ord.ok = l1.ok
-  WHERE se_ord.status = 'F' AND l1.late AND l1.supp = 2
-    AND EXISTS (SELECT 1 FROM se_line l2 WHERE l2.ok = l1.ok AND l2.supp <> l1.supp)$$);
+SELECT * FROM pg_temp.joins(:'shape');
 RESET gpuhash.enable_join;
 
 -- parallel: the semi join probes in each participant above the shared join
@@ -104,9 +99,5 @@ SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
-SELECT * FROM pg_temp.joins($$SELECT l1.ok, l1.supp FROM se_line l1 JOIN se_ord ON se_ord.ok = l1.ok
-  WHERE se_ord.status = 'F' AND l1.late AND l1.supp = 2
-    AND EXISTS (SELECT 1 FROM se_line l2 WHERE l2.ok = l1.ok AND l2.supp <> l1.supp)$$);
-SELECT pg_temp.same($$SELECT l1.ok, l1.supp FROM se_line l1 JOIN se_ord ON se_ord.ok = l1.ok
-  WHERE se_ord.status = 'F' AND l1.late AND l1.supp = 2
-    AND EXISTS (SELECT 1 FROM se_line l2 WHERE l2.ok = l1.ok AND l2.supp <> l1.supp)$$, false);
+SELECT * FROM pg_temp.joins(:'shape');
+SELECT pg_temp.same(:'shape', false);
