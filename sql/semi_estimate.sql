@@ -101,3 +101,11 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SELECT * FROM pg_temp.joins(:'shape');
 SELECT pg_temp.same(:'shape', false);
+
+-- a join above a semi join that compares the semi join's inner column (an
+-- equivalence class's member, here x.ok): the node emits a semi join's rows
+-- without the inner side's columns, so it makes no such semi join, and the
+-- answer is PostgreSQL's (fuzzer seed s27d, case 83: no row at all)
+SET max_parallel_workers_per_gather = 0;
+SELECT pg_temp.same($$SELECT o.ok FROM se_ord o WHERE EXISTS (SELECT FROM se_line b WHERE b.ok = o.ok AND b.late
+  AND EXISTS (SELECT 1 FROM se_line x WHERE x.ok = b.ok AND x.supp <> b.supp))$$);

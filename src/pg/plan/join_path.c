@@ -1037,6 +1037,15 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		jointype != JOIN_SEMI && jointype != JOIN_ANTI)
 		return;
 	/*
+	 * The node emits a semi join's rows with the inner side's columns NULL,
+	 * where PostgreSQL's give the first match's: a join above may compare
+	 * one of them, an equivalence class's member (x.k of EXISTS (... x.k =
+	 * b.k ...) under a join on p.k = x.k).
+	 */
+	if (jointype == JOIN_SEMI &&
+		bms_overlap(pull_varnos(root, (Node *) joinrel->reltarget->exprs), innerrel->relids))
+		return;
+	/*
 	 * Only unparameterized paths are made, so none for a join that refers
 	 * to a relation outside it (LATERAL): its paths must be parameterized.
 	 */
