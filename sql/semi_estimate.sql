@@ -10,17 +10,15 @@
 -- after the join has dropped rows.  Each query is compared, as a multiset,
 -- with PostgreSQL's own plan.
 --
-LOAD 'gpuhash';
-SELECT set_config('gpuhash.device',
-                  CASE WHEN gpuhash_backend() = 'gpu' THEN 'gpu' ELSE 'cpu' END, false) IS NOT NULL AS device_set;
+\i sql/fold_setup.psql
 -- PostgreSQL's own hash and merge joins off, its nested loops on, and the
 -- node's rows free but for those it builds: the join with se_ord is the
 -- node's, and the semi join a nested loop over se_line's index or the node
 -- building all of se_line
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
-SET gpuhash.join_startup_cost = 0;
-SET gpuhash.join_probe_row_cost = 0;
+RESET gpuhash.join_build_row_cost;
+RESET gpuhash.batch_rows;
 
 \i sql/compare.psql
 

@@ -59,8 +59,8 @@ gpuhash_late_quals(PlannerInfo *root, Path *outer)
 
 	/*
 	 * Every join of a planning asks: the clauses are looked at first, since
-	 * few scans have a subplan in their filter, and the heap test reads the
-	 * catalog.
+	 * few scans have a subplan in their filter, and the heap test opens the
+	 * table.
 	 */
 	if (!gpuhash_late_filter || outer->pathtype != T_SeqScan)
 		return NIL;
