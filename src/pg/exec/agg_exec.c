@@ -1227,6 +1227,10 @@ fold_batch(GpuJoinState *gj)
 {
 	uint64		n;
 
+	/* a right semi join's batch only marks build rows (join_exec.c) */
+	if (gj->jointype == GPUHASH_JOIN_RIGHT_SEMI)
+		return;
+
 	if (gj->jointype == JOIN_LEFT)
 	{
 		if (gj->join_qual != NULL || gj->row_qual != NULL)
@@ -1408,6 +1412,53 @@ fold_scan(GpuJoinState *gj)
 }
 
 /*
+ * A right semi join's marked build rows, once every probe is made, a chunk
+ * at a time through the filter of the rows folded; true when a partial
+ * node's groups are full and go out first (it resumes at gj->rs_pos).  Its
+ * aggregates and keys read only build columns: a semi join returns no
+ * others.
+ */
+static bool
+fold_build_matches(GpuJoinState *gj)
+{
+	static const uint32 no_outer_row[FOLD_CHUNK];
+	uint64		brows[FOLD_CHUNK];
+
+	while (gj->rs_pos < gj->inner.nrows)
+	{
+		instr_time	start;
+		int			n = 0;
+
+		INSTR_TIME_SET_CURRENT(start);
+		while (gj->rs_pos < gj->inner.nrows && n < FOLD_CHUNK)
+		{
+			uint64		b = gj->rs_pos++;
+
+			if (!gj->build_match[b])
+				continue;
+			if (gj->row_qual != NULL)
+			{
+				ExprContext *econtext = gj->css.ss.ps.ps_ExprContext;
+				bool		ok;
+
+				econtext->ecxt_scantuple = gpuhash_join_build_row_tuple(gj, b);
+				ok = ExecQual(gj->row_qual, econtext);
+				ResetExprContext(econtext);
+				if (!ok)
+					continue;
+			}
+			brows[n++] = b;
+		}
+		fold_rows(gj, no_outer_row, brows, n);
+		gj->stats.fold_ms += elapsed_ms_since(start);
+		if (relieve_groups(gj))
+			return true;
+	}
+	gj->rs_phase = RS_DONE;
+	return false;
+}
+
+/*
  * Run the join, folding it into the accumulators: to its end (agg_folded),
  * or until a partial node's groups are full.
  */
@@ -1447,6 +1498,9 @@ fold_join(GpuJoinState *gj)
 		if (relieve_groups(gj))
 			return;
 	}
+	if (gj->jointype == GPUHASH_JOIN_RIGHT_SEMI && gpuhash_join_right_semi_emits(gj) &&
+		fold_build_matches(gj))
+		return;
 	/* done: no longer hold up the other participants' barrier */
 	gpuhash_join_detach(gj);
 	gj->agg_folded = true;

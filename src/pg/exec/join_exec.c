@@ -93,7 +93,8 @@ static void
 set_inline_ok(GpuJoinState *gj, TupleDesc desc)
 {
 	/* a memo is kept by build row number, which a payload in the table is not */
-	gj->inline_ok = gj->keep_inner && gj->memo == NULL && desc->natts <= GJ_INLINE_MAX_COLS;
+	gj->inline_ok = gj->keep_inner && gj->memo == NULL && desc->natts <= GJ_INLINE_MAX_COLS &&
+		gj->jointype != GPUHASH_JOIN_RIGHT_SEMI;
 	gj->inner_val = -1;
 	gj->payload_width = gj->key_width;
 	for (int c = 0; c < desc->natts && gj->inline_ok; c++)
@@ -185,7 +186,7 @@ gpuhash_join_begin(CustomScanState *node, EState *estate, int eflags)
 	gpuhash_pair_memo_begin(gj, memo_exprs(cscan, gj));
 	gj->row_qual = ExecInitQual(row_quals(cscan, gj), &node->ss.ps);
 	gj->keep_inner = gj->jointype == JOIN_INNER || gj->jointype == JOIN_LEFT ||
-		gj->join_qual != NULL;
+		gj->jointype == GPUHASH_JOIN_RIGHT_SEMI || gj->join_qual != NULL;
 	set_inline_ok(gj, ExecGetResultType(inner));
 	gj->outer_reader = gpuhash_heap_reader_create(outer);
 	gj->inner_reader = gpuhash_heap_reader_create(inner);
@@ -332,14 +333,16 @@ overlap_reset_callback(void *arg)
  * Probe with a helper thread (probe_overlap.c) when this participant probes
  * the shared image on the CPU and the probe's results per key are bounded:
  * a flag per key (semi and anti joins without other join clauses), or a
- * match per key at most (inner and left joins on unique build keys).  The
+ * match per key at most (inner, left and right semi joins on unique build
+ * keys).  The
  * helper lives as long as the build: it goes with run_cxt.
  */
 void
 gpuhash_join_start_overlap(GpuJoinState *gj, const void *image, uint64 image_bytes)
 {
 	ght_stats	st;
-	bool		pairs = gj->jointype == JOIN_INNER || gj->jointype == JOIN_LEFT;
+	bool		pairs = gj->jointype == JOIN_INNER || gj->jointype == JOIN_LEFT ||
+		gj->jointype == GPUHASH_JOIN_RIGHT_SEMI;
 	const char *why;
 	MemoryContextCallback *cb;
 
@@ -659,7 +662,8 @@ uint64
 gpuhash_join_key_filter_words(GpuJoinState *gj, double nkeys)
 {
 	if (!gj->key_filter || gj->scan_only || gj->outer_reader == NULL || gj->outer_child != NULL ||
-		(gj->jointype != JOIN_INNER && gj->jointype != JOIN_SEMI))
+		(gj->jointype != JOIN_INNER && gj->jointype != JOIN_SEMI &&
+		 gj->jointype != GPUHASH_JOIN_RIGHT_SEMI))
 		return 0;
 	return ght_keyfilter_words(nkeys);
 }
@@ -749,7 +753,8 @@ gpuhash_join_ensure_built(GpuJoinState *gj)
 	 * fail on some outer row does not).  Anti and left joins return every
 	 * outer row then, and read them all.
 	 */
-	if ((gj->jointype == JOIN_INNER || gj->jointype == JOIN_SEMI) && gj->table_empty)
+	if ((gj->jointype == JOIN_INNER || gj->jointype == JOIN_SEMI ||
+		 gj->jointype == GPUHASH_JOIN_RIGHT_SEMI) && gj->table_empty)
 		gj->outer_done = true;
 }
 
@@ -759,20 +764,28 @@ build(GpuJoinState *gj)
 	ght_stats	st;
 
 	gj->stats.ran = true;
-	if (gj->shared != NULL)
-		gpuhash_join_build_shared(gj);
-	else
-		build_local(gj);
 	gj->built = true;
+	if (gj->shared == NULL)
+		build_local(gj);
+	else if (!gpuhash_join_build_shared(gj))
+	{
+		/* a right semi join's participant come after the others were done */
+		gj->table_empty = true;
+		gj->rs_phase = RS_DONE;
+		return;
+	}
 	ght_table_brief(gj->table->ptr, &st);
 	gj->table_empty = st.rows == 0;
 	use_key_filter(gj);
+	if (gj->jointype == GPUHASH_JOIN_RIGHT_SEMI && gj->shared == NULL)
+		gj->build_match = MemoryContextAllocExtended(gj->run_cxt, Max(gj->inner.nrows, 1),
+													 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 
 	/* the outer batch: columns, keys, and per-row flags */
 	gpuhash_store_init(&gj->outer, gj->batch_cxt,
 					   ExecGetResultType(linitial(gj->css.custom_ps)), true);
 	gpuhash_res_host_alloc(gj->outer_keys, gj->batch_rows * gj->key_width);
-	if (gj->jointype != JOIN_INNER)
+	if (gj->jointype != JOIN_INNER && gj->jointype != GPUHASH_JOIN_RIGHT_SEMI)
 	{
 		gpuhash_res_host_alloc(gj->found, gj->batch_rows);
 		gj->row_match = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows);
@@ -960,6 +973,89 @@ gpuhash_join_scan_tuple(GpuJoinState *gj, uint64 orow, bool matched, uint64 kidx
 	return slot;
 }
 
+/*
+ * The scan tuple of build row brow alone, as a right semi join returns it:
+ * the outer (probe) columns and the memo's are NULL, and nothing above
+ * reads them (a semi join's output is its build side's columns).
+ */
+TupleTableSlot *
+gpuhash_join_build_row_tuple(GpuJoinState *gj, uint64 brow)
+{
+	TupleTableSlot *slot = gj->css.ss.ss_ScanTupleSlot;
+	int			first_memo = gj->n_outer + gj->n_inner;
+
+	ExecClearTuple(slot);
+	for (int c = 0; c < gj->n_outer; c++)
+	{
+		slot->tts_values[c] = (Datum) 0;
+		slot->tts_isnull[c] = true;
+	}
+	gpuhash_store_get(&gj->inner, brow, slot->tts_values + gj->n_outer,
+					  slot->tts_isnull + gj->n_outer);
+	for (int c = first_memo; c < first_memo + gj->n_memo; c++)
+	{
+		slot->tts_values[c] = (Datum) 0;
+		slot->tts_isnull[c] = true;
+	}
+	return ExecStoreVirtualTuple(slot);
+}
+
+/*
+ * A right semi join has read its last probe row: does this process return
+ * the marked build rows?  When parallel, only the last participant to
+ * finish does, once every mark is made (gpuhash_join_last_to_probe).
+ */
+bool
+gpuhash_join_right_semi_emits(GpuJoinState *gj)
+{
+	if (gj->rs_phase != RS_PROBING)
+		return gj->rs_phase == RS_EMITTING;
+	gj->rs_pos = 0;
+	gj->rs_phase = gj->table_empty || gj->build_match == NULL ? RS_DONE :
+		gj->shared == NULL || gpuhash_join_last_to_probe(gj) ? RS_EMITTING : RS_DONE;
+	/* a participant that does not return them lets go of the barrier all the same */
+	if (gj->rs_phase == RS_DONE)
+		gpuhash_join_detach(gj);
+	return gj->rs_phase == RS_EMITTING;
+}
+
+/*
+ * A right semi join's batch: mark the build rows its pairs reach, where the
+ * other join clauses hold.  Participants mark the shared bytes side by
+ * side; a byte is only ever set to 1, and read for the result only after
+ * every participant has finished (the barrier orders it).
+ */
+static void
+mark_build_rows(GpuJoinState *gj)
+{
+	ExprContext *econtext = gj->css.ss.ps.ps_ExprContext;
+	uint8	   *match = gj->build_match;
+
+	while (gpuhash_join_next_pairs(gj))
+	{
+		for (uint64 j = 0; j < gj->npairs; j++)
+		{
+			uint64		b = gj->brow[j];
+			bool		ok;
+
+			if (match[b])
+				continue;
+			if (gj->join_qual != NULL)
+			{
+				if ((j & 0xFFFF) == 0xFFFF)
+					CHECK_FOR_INTERRUPTS();
+				econtext->ecxt_scantuple = gpuhash_join_scan_tuple(gj, gj->pidx[j], true,
+																   gj->pidx[j], b);
+				ok = ExecQual(gj->join_qual, econtext);
+				ResetExprContext(econtext);
+				if (!ok)
+					continue;
+			}
+			match[b] = 1;
+		}
+	}
+}
+
 static inline uint64
 row_of_key(GpuJoinState *gj, uint64 k)
 {
@@ -1031,7 +1127,8 @@ gpuhash_join_start_batch(GpuJoinState *gj)
 	INSTR_TIME_SET_CURRENT(start);
 	ght_ctx_transfer_stats(gj->ctx, &xfer);
 	gj->stats.batches++;
-	if (gj->jointype == JOIN_INNER || gj->jointype == JOIN_LEFT)
+	if (gj->jointype == JOIN_INNER || gj->jointype == JOIN_LEFT ||
+		gj->jointype == GPUHASH_JOIN_RIGHT_SEMI)
 	{
 		/* a left join's rows that no pair passes are emitted after its pairs */
 		if (gj->jointype == JOIN_LEFT)
@@ -1068,6 +1165,12 @@ gpuhash_join_start_batch(GpuJoinState *gj)
 	note_device_bytes(gj);
 	add_transfers(gj, &xfer);
 	gj->stats.probe_ms += elapsed_ms_since(start);
+	/* a right semi join returns nothing per batch: it marks, and reads on */
+	if (gj->jointype == GPUHASH_JOIN_RIGHT_SEMI)
+	{
+		mark_build_rows(gj);
+		gj->emit = EMIT_NONE;
+	}
 }
 
 /*
@@ -1184,9 +1287,30 @@ next_scan_tuple(GpuJoinState *gj)
 					gj->emit = EMIT_NONE;
 				}
 				break;
+			case EMIT_BUILD:
+				while (gj->rs_pos < gj->inner.nrows)
+				{
+					uint64		b = gj->rs_pos++;
+
+					if ((b & 0xFFFF) == 0xFFFF)
+						CHECK_FOR_INTERRUPTS();
+					if (gj->build_match[b])
+						return gpuhash_join_build_row_tuple(gj, b);
+				}
+				gj->rs_phase = RS_DONE;
+				gj->emit = EMIT_NONE;
+				break;
 			case EMIT_NONE:
 				if (gj->outer_done)
+				{
+					if (gj->jointype == GPUHASH_JOIN_RIGHT_SEMI && gj->rs_phase == RS_PROBING &&
+						gpuhash_join_right_semi_emits(gj))
+					{
+						gj->emit = EMIT_BUILD;
+						break;
+					}
 					return NULL;
+				}
 				gpuhash_join_load_batch(gj);
 				if (gj->outer.nrows > 0)
 					gpuhash_join_start_batch(gj);
@@ -1249,6 +1373,7 @@ gpuhash_join_drop_build(GpuJoinState *gj)
 	gpuhash_join_reset_build_memory(gj);
 	memset(&gj->inner, 0, sizeof(gj->inner));
 	gj->inner_in_table = false;
+	gj->build_match = NULL;
 	gj->built = false;
 }
 
@@ -1260,6 +1385,11 @@ reset_outer(GpuJoinState *gj)
 	gj->emit = EMIT_NONE;
 	gj->outer_done = false;
 	gj->npairs = gj->pos = gj->row_pos = 0;
+	/* a build kept for the next scan is probed afresh */
+	gj->rs_phase = RS_PROBING;
+	gj->rs_pos = 0;
+	if (gj->build_match != NULL && gj->shared == NULL)
+		memset(gj->build_match, 0, Max(gj->inner.nrows, 1));
 	if (gj->outer.cxt)
 		gpuhash_store_reset(&gj->outer);
 }
@@ -1333,6 +1463,8 @@ gpuhash_join_end(CustomScanState *node)
 static const char *
 join_type_name(JoinType t)
 {
+	if (t == GPUHASH_JOIN_RIGHT_SEMI)
+		return "Right Semi";
 	switch (t)
 	{
 		case JOIN_INNER:

@@ -47,6 +47,7 @@
 #define PHASE_COLLECT 0
 #define PHASE_BUILD 1
 #define PHASE_PROBE 2
+#define PHASE_DONE 3			/* a right semi join's: every participant probed */
 
 struct GpuJoinShared
 {
@@ -55,6 +56,7 @@ struct GpuJoinShared
 	pg_atomic_uint32 leader_builds; /* the leader takes part in COLLECT */
 	bool		inner_in_table; /* the block has no rows: values in the table */
 	dsa_pointer block;			/* merged rows + table image */
+	dsa_pointer match;			/* a right semi join's byte per build row */
 	uint64		kf_nwords;		/* the key filter's words (0: none) */
 	int			nslots;			/* participants: leader, then workers */
 	dsa_pointer parts[FLEXIBLE_ARRAY_MEMBER];	/* [nslots], then stats, then
@@ -106,6 +108,7 @@ shared_reset(GpuJoinShared *sh, int nslots, uint64 kf_nwords)
 	pg_atomic_init_u32(&sh->leader_builds, 0);
 	sh->inner_in_table = false;
 	sh->block = InvalidDsaPointer;
+	sh->match = InvalidDsaPointer;
 	sh->nslots = nslots;
 	for (int i = 0; i < nslots; i++)
 		sh->parts[i] = InvalidDsaPointer;
@@ -160,6 +163,8 @@ gpuhash_join_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coor
 	{
 		if (DsaPointerIsValid(sh->block))
 			dsa_free(area, sh->block);
+		if (DsaPointerIsValid(sh->match))
+			dsa_free(area, sh->match);
 		for (int i = 0; i < sh->nslots; i++)
 			if (DsaPointerIsValid(sh->parts[i]))
 				dsa_free(area, sh->parts[i]);
@@ -214,15 +219,38 @@ gpuhash_join_publish_stats(GpuJoinState *gj)
 		shared_stats(gj->shared)[slot] = gj->stats;
 }
 
+/*
+ * Let go of the barrier.  A right semi join's participants arrive as they
+ * leave, so that the last one to go ends the probe phase: one that comes
+ * later finds it over and reads nothing (gpuhash_join_build_shared).
+ */
 void
 gpuhash_join_detach(GpuJoinState *gj)
 {
-	if (gj->attached)
-	{
-		gpuhash_join_publish_stats(gj);
-		BarrierDetach(&gj->shared->barrier);
-		gj->attached = false;
-	}
+	(void) gpuhash_join_last_to_probe(gj);
+}
+
+/*
+ * Leave the barrier, and say whether this process was the last attached to
+ * it.  For a right semi join that is the participant whose probes were the
+ * last: every mark is made, and it returns the marked build rows.  Others
+ * still to come attach after the phase is over and do nothing, so no one
+ * waits for anyone here (a worker blocked on its tuple queue could not come).
+ */
+bool
+gpuhash_join_last_to_probe(GpuJoinState *gj)
+{
+	bool		last;
+
+	if (!gj->attached)
+		return false;
+	gpuhash_join_publish_stats(gj);
+	if (gj->jointype == GPUHASH_JOIN_RIGHT_SEMI)
+		last = BarrierArriveAndDetach(&gj->shared->barrier);
+	else
+		last = BarrierDetach(&gj->shared->barrier);
+	gj->attached = false;
+	return last;
 }
 
 static dsa_area *
@@ -442,6 +470,13 @@ build_block(GpuJoinState *gj)
 			dsa_free(area, sh->parts[i]);
 			sh->parts[i] = InvalidDsaPointer;
 		}
+	if (gj->jointype == GPUHASH_JOIN_RIGHT_SEMI)
+	{
+		char	   *match;
+
+		sh->match = shared_alloc(area, Max(nkeys, 1), &match);
+		memset(match, 0, Max(nkeys, 1));
+	}
 	gj->stats.share_ms += elapsed_ms_since(start);
 }
 
@@ -459,6 +494,8 @@ attach_block(GpuJoinState *gj)
 	gj->inner_in_table = gj->shared->inner_in_table;
 	gpuhash_store_attach(&gj->inner, gj->run_cxt, ExecGetResultType(lsecond(gj->css.custom_ps)),
 						 gj->keep_inner && !gj->inner_in_table, block, &image, &image_bytes);
+	if (DsaPointerIsValid(gj->shared->match))
+		gj->build_match = dsa_get_address(query_area(gj), gj->shared->match);
 	if (gj->table->ptr == NULL)
 	{
 		gpuhash_check(gj->ctx,
@@ -487,7 +524,8 @@ wait_for_others(GpuJoinState *gj)
 	return elected;
 }
 
-void
+/* false: a right semi join's probes are all over, and this participant has nothing to do */
+bool
 gpuhash_join_build_shared(GpuJoinState *gj)
 {
 	GpuJoinShared *sh = gj->shared;
@@ -496,6 +534,12 @@ gpuhash_join_build_shared(GpuJoinState *gj)
 	/* the device context is wanted only once this participant's part is read */
 	phase = BarrierAttach(&sh->barrier);
 	gj->attached = true;
+	if (phase >= PHASE_DONE)
+	{
+		BarrierDetach(&sh->barrier);
+		gj->attached = false;
+		return false;
+	}
 	if (phase == PHASE_COLLECT)
 	{
 		bool		elected;
@@ -516,4 +560,5 @@ gpuhash_join_build_shared(GpuJoinState *gj)
 	if (phase == PHASE_BUILD)
 		wait_for_others(gj);
 	attach_block(gj);
+	return true;
 }

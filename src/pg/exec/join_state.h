@@ -55,9 +55,19 @@ typedef enum GpuJoinEmit
 {
 	EMIT_NONE,					/* load the next outer batch */
 	EMIT_PAIRS,					/* inner/left: pairs of the current batch */
-	EMIT_ROWS					/* semi/anti, and left after its pairs: rows of
+	EMIT_ROWS,					/* semi/anti, and left after its pairs: rows of
 								 * the current batch */
+	EMIT_BUILD					/* right semi, after the last batch: the build
+								 * rows that matched */
 } GpuJoinEmit;
+
+/* Where a right semi join (GPUHASH_JOIN_RIGHT_SEMI) stands in a process. */
+typedef enum GpuRightSemiPhase
+{
+	RS_PROBING,					/* marking the build rows that probes match */
+	RS_EMITTING,				/* this process returns the marked rows */
+	RS_DONE						/* returned, or left to another participant */
+} GpuRightSemiPhase;
 
 typedef struct GpuJoinShared GpuJoinShared;
 
@@ -155,6 +165,14 @@ typedef struct GpuJoinState
 	uint8	   *row_match;		/* semi/anti/left: per batch row */
 	uint32	   *fold_rows;		/* semi/anti/left aggregates: batch rows to fold */
 	uint32	   *row_key;		/* left aggregates: key of each batch row (key_row's inverse) */
+
+	/*
+	 * A right semi join: a byte per build row, set once a probe matched it
+	 * (in the shared block when parallel, where every participant marks).
+	 */
+	uint8	   *build_match;
+	GpuRightSemiPhase rs_phase;
+	uint64		rs_pos;			/* the next build row to look at */
 	const Datum *null_inner;	/* left aggregates: a null-extended row's inner columns */
 	const bool *null_inner_flags;
 	uint64		row_pos;
@@ -272,6 +290,8 @@ extern void gpuhash_join_start_batch(GpuJoinState *gj);
 extern bool gpuhash_join_next_pairs(GpuJoinState *gj);
 extern TupleTableSlot *gpuhash_join_scan_tuple(GpuJoinState *gj, uint64 orow, bool matched,
 											   uint64 kidx, uint64 ref);
+extern TupleTableSlot *gpuhash_join_build_row_tuple(GpuJoinState *gj, uint64 brow);
+extern bool gpuhash_join_right_semi_emits(GpuJoinState *gj);
 extern GpuhashRes *gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, uint64 *nkeys);
 extern void gpuhash_join_build_table(GpuJoinState *gj, const void *keys, const void *payloads,
 									 uint64 nkeys);
@@ -299,8 +319,9 @@ extern void gpuhash_join_init_dsm(CustomScanState *node, ParallelContext *pcxt, 
 extern void gpuhash_join_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
 extern void gpuhash_join_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate);
 extern void gpuhash_join_shutdown(CustomScanState *node);
-extern void gpuhash_join_build_shared(GpuJoinState *gj);
+extern bool gpuhash_join_build_shared(GpuJoinState *gj);
 extern void gpuhash_join_detach(GpuJoinState *gj);
+extern bool gpuhash_join_last_to_probe(GpuJoinState *gj);
 extern void gpuhash_join_publish_stats(GpuJoinState *gj);
 extern Size gpuhash_join_shared_size(GpuJoinState *gj, int nparticipants);
 extern uint64 gpuhash_join_key_filter_words(GpuJoinState *gj, double nkeys);

@@ -25,6 +25,17 @@ extern bool gpuhash_overlap_probes;
 extern bool gpuhash_chain_batches;
 extern bool gpuhash_key_filter;
 extern bool gpuhash_late_filter;
+extern bool gpuhash_right_semi;
+
+/*
+ * A semi join built from its outer side and probed with its inner one
+ * (join_path.c): the node's outer plan is then the semi join's inner side,
+ * and it emits the build rows that some probe row matched, each once.  A
+ * value of the node's own, past PostgreSQL's JoinType (which has no right
+ * semi join before version 18), so that no code that handles JOIN_SEMI
+ * takes it for one; never handed to PostgreSQL.
+ */
+#define GPUHASH_JOIN_RIGHT_SEMI ((JoinType) (JOIN_UNIQUE_INNER + 1))
 
 /*
  * The plan's custom_private, a list of Integer nodes in this order (plus the
@@ -65,7 +76,7 @@ enum
 };
 
 /* A GpuHashJoin path's custom_private holds this many entries. */
-#define GJ_PATH_PRIV_COUNT 10
+#define GJ_PATH_PRIV_COUNT 11
 
 /* GpuHashAggregate's settings (common/settings.c) */
 extern bool gpuhash_enable_aggregate;
