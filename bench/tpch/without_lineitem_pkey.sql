@@ -4,4 +4,3 @@
 -- builds the quarter's orders instead (bench/NOTES.md, section 38).
 -- Run by bench/host/tpch-piece AFTER_SQL=; the schema is the search path.
 ALTER TABLE lineitem DROP CONSTRAINT lineitem_pkey;
-ANALYZE lineitem;
