@@ -83,3 +83,22 @@ SELECT q, pg_temp.same_folded(q) FROM (VALUES
 ) AS c(q);
 RESET parallel_setup_cost; RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size; RESET max_parallel_workers_per_gather;
+
+-- short values that repeat, each numbered or converted once and then
+-- remembered by its bytes (bpchar's trailing spaces included, so 'O' and
+-- 'O ' are looked up apart and land in one group), and long values kept
+-- out of line, whose toast pointers look like short values but are not
+CREATE TABLE nt (k int4, flag char(2), status text, note text, qty numeric(15,2), disc numeric(15,2));
+ALTER TABLE nt ALTER COLUMN note SET STORAGE EXTERNAL;
+INSERT INTO nt SELECT i % 600, (ARRAY['A', 'N', 'R', 'N '])[1 + i % 4], CASE WHEN i % 5 = 0 THEN 'O' ELSE 'F' END,
+                      CASE WHEN i % 9 = 0 THEN NULL ELSE repeat(chr(65 + i % 4), 3000) || (i % 2) END,
+                      CASE WHEN i % 23 = 0 THEN 'NaN'::numeric ELSE (i % 50) + 1 END,
+                      CASE WHEN i % 29 = 0 THEN NULL ELSE (i % 11) / 100.0 - 0.03 END
+               FROM generate_series(1, 20000) i;
+ANALYZE nt;
+SELECT q, pg_temp.same_folded(q) FROM (VALUES
+  ('SELECT flag, status, sum(qty), avg(qty), sum(qty * (1 - disc)), avg(disc), count(*) FROM nt GROUP BY flag, status'),
+  ('SELECT md5(note), count(*), sum(disc), sum(qty * disc) FROM nt GROUP BY note'),
+  ('SELECT nt.flag, sum(nf.price * (1 - nt.disc)), count(*) FROM nf JOIN nt ON nf.k = nt.k GROUP BY nt.flag')
+) AS c(q);
+DROP TABLE nt;

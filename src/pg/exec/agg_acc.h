@@ -36,6 +36,20 @@ typedef enum FixedLeafState
 	LEAF_SLOW
 } FixedLeafState;
 
+/*
+ * A numeric leaf's recent short values (a 1-byte varlena header and at most
+ * 7 bytes, as the header and bytes of one uint64) and what they converted
+ * to: TPC-H's quantities, discounts and taxes take a few dozen values.
+ */
+#define LEAF_MEMO_SLOTS 64
+
+typedef struct GpuAggLeafMemo
+{
+	uint64		bytes;			/* 0: empty (a short header is never 0) */
+	uint8		state;			/* FixedLeafState of the conversion */
+	int128		val;
+} GpuAggLeafMemo;
+
 typedef struct GpuAggLeaf
 {
 	int			op;				/* GO_OUTER or GO_INNER */
@@ -44,6 +58,7 @@ typedef struct GpuAggLeaf
 	int			scale;
 	int128	   *val;
 	uint8	   *state;			/* FixedLeafState */
+	GpuAggLeafMemo *memo;		/* [LEAF_MEMO_SLOTS], numeric leaves */
 } GpuAggLeaf;
 
 /*
