@@ -1057,7 +1057,9 @@ try_right_semi(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	Path	   *probe = innerrel->cheapest_total_path;
 	Path	   *build = outerrel->cheapest_total_path;
 
-	if (!gpuhash_right_semi)
+	/* an outer side larger than the inner one would build more rows than the
+	 * semi join that hashes the inner side, offered anyway: not costed */
+	if (!gpuhash_right_semi || outerrel->rows > innerrel->rows)
 		return;
 	for (int i = 0; i < keys->n; i++)
 	{
