@@ -769,7 +769,7 @@ build(GpuJoinState *gj)
 		build_local(gj);
 	else if (!gpuhash_join_build_shared(gj))
 	{
-		/* a right semi join's participant come after the others were done */
+		/* a right semi join's participant that came after the others were done */
 		gj->table_empty = true;
 		gj->rs_phase = RS_DONE;
 		return;
