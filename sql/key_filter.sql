@@ -16,7 +16,7 @@ SET gpuhash.join_build_row_cost = 0;
 SET gpuhash.join_probe_row_cost = 0;
 SET gpuhash.batch_rows = 4096;
 -- the joins here build their inner side; right semi joins' filter is in sql/right_semi
-SET gpuhash.right_semi = off;
+SET gpuhash.build_outer = off;
 
 \i sql/compare.psql
 

@@ -1,6 +1,6 @@
 --
--- A semi join built from its outer side (gpuhash.right_semi): EXISTS over a
--- large table whose outer side is small, as TPC-H q04's orders of one
+-- Semi and anti joins built from their outer side (gpuhash.build_outer):
+-- EXISTS over a large table whose outer side is small, as TPC-H q04's orders of one
 -- quarter against lineitem.  The node hashes the outer rows, the inner
 -- side's rows probe them as they are read, and each outer row that a probe
 -- matched comes out once, after the last probe; in a parallel plan every
@@ -108,10 +108,10 @@ SELECT * FROM pg_temp.joins(:'q04');
 SELECT ord, pg_temp.same(q) FROM corpus ORDER BY ord;
 SELECT * FROM pg_temp.analyzed(:'rows');
 -- off: the node builds the inner side instead
-SET gpuhash.right_semi = off;
+SET gpuhash.build_outer = off;
 SELECT * FROM pg_temp.joins(:'q04');
 SELECT pg_temp.same(:'q04');
-RESET gpuhash.right_semi;
+RESET gpuhash.build_outer;
 
 -- in parallel: the orders read by all participants for one shared build,
 -- the lines probed by each; the last to finish returns the marked rows
@@ -157,8 +157,47 @@ SELECT * FROM pg_temp.analyzed(:'rebuilt');
 SELECT pg_temp.same(:'rebuilt', false);
 RESET enable_material;
 
+
+-- anti joins built from their outer side (Right Anti): the build rows that
+-- no probe marked.  Only where the outer keys are NOT NULL columns, since
+-- the table leaves out rows with a NULL key, which NOT EXISTS returns
+CREATE TABLE rs_cust (ck int8 NOT NULL, grp char(15), x int4, v numeric(12,2));
+INSERT INTO rs_cust SELECT g * 3, (ARRAY['AUTOMOBILE', 'BUILDING', 'MACHINERY'])[1 + g % 3], g % 40,
+                           (g % 700) / 3.0
+                    FROM generate_series(1, 20000) g;
+INSERT INTO rs_cust VALUES (-9223372036854775808, 'BUILDING', 1, 1.0), (9223372036854775807, 'BUILDING', 2, 2.0),
+                           (-1, 'AUTOMOBILE', 3, 3.0), (5, 'MACHINERY', 4, 4.0);
+ANALYZE rs_cust;
+CREATE TABLE corpus_anti (ord int, q text);
+INSERT INTO corpus_anti VALUES
+  (1, 'SELECT c.ck, c.grp FROM rs_cust c WHERE NOT EXISTS (SELECT 1 FROM rs_line l WHERE l.ok = c.ck)'),
+  (2, 'SELECT grp, count(*), sum(v), min(ck) FROM rs_cust c WHERE NOT EXISTS (SELECT 1 FROM rs_line l WHERE l.ok = c.ck AND l.cdate < l.rdate) GROUP BY grp'),
+  -- another join clause: a row is returned unless a pair passes it
+  (3, 'SELECT c.ck FROM rs_cust c WHERE NOT EXISTS (SELECT 1 FROM rs_line l WHERE l.ok = c.ck AND l.qty > c.x)'),
+  -- nothing probes: every row comes back
+  (4, 'SELECT count(*), sum(v) FROM rs_cust c WHERE NOT EXISTS (SELECT 1 FROM rs_line l WHERE l.ok = c.ck AND l.qty > 1000)'),
+  -- a 4-byte probe key against 8-byte build keys
+  (5, 'SELECT c.ck FROM rs_cust c WHERE NOT EXISTS (SELECT 1 FROM rs_line l WHERE l.ok4 = c.ck) AND c.x < 10');
+SET max_parallel_workers_per_gather = 0;
+SELECT * FROM pg_temp.joins('SELECT c.ck FROM rs_cust c WHERE NOT EXISTS (SELECT 1 FROM rs_line l WHERE l.ok = c.ck)');
+SELECT ord, pg_temp.same(q) FROM corpus_anti ORDER BY ord;
+SELECT pg_temp.folded(q) AS aggregate_folded FROM corpus_anti WHERE ord = 4;
+-- a nullable outer key: the anti join builds its inner side, as before
+SELECT * FROM pg_temp.joins('SELECT o.ok FROM rs_ord o WHERE NOT EXISTS (SELECT 1 FROM rs_line l WHERE l.ok = o.ok) AND o.cust < 5');
+SELECT pg_temp.same('SELECT o.ok FROM rs_ord o WHERE NOT EXISTS (SELECT 1 FROM rs_line l WHERE l.ok = o.ok) AND o.cust < 5');
+-- the probe side's parameter changes between scans; the build is kept
+SET enable_material = off;
+SELECT pg_temp.same($$SELECT t.p, (SELECT count(*) FROM rs_cust c WHERE NOT EXISTS (SELECT 1 FROM rs_line l WHERE l.ok = c.ck AND l.qty = t.p) AND c.x = 7) FROM generate_series(1, 6) t(p)$$, false);
+RESET enable_material;
+SET max_parallel_workers_per_gather = 2;
+SELECT * FROM pg_temp.joins('SELECT grp, count(*) FROM rs_cust c WHERE NOT EXISTS (SELECT 1 FROM rs_line l WHERE l.ok = c.ck) GROUP BY grp');
+SELECT ord, pg_temp.same(q) FROM corpus_anti ORDER BY ord;
+SET parallel_leader_participation = off;
+SELECT ord, pg_temp.same(q) FROM corpus_anti WHERE ord IN (1, 2) ORDER BY ord;
+RESET parallel_leader_participation;
+
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
-DROP TABLE rs_ord, rs_line, corpus;
+DROP TABLE rs_ord, rs_line, rs_cust, corpus, corpus_anti;

@@ -20,7 +20,7 @@ SET enable_mergejoin = off;
 RESET gpuhash.join_build_row_cost;
 RESET gpuhash.batch_rows;
 -- the semi join built from its inner side, as this test compares (sql/right_semi has the other)
-SET gpuhash.right_semi = off;
+SET gpuhash.build_outer = off;
 
 \i sql/compare.psql
 

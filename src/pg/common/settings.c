@@ -43,7 +43,7 @@ bool		gpuhash_read_thread = true;
 bool		gpuhash_chain_batches = true;
 bool		gpuhash_key_filter = true;
 bool		gpuhash_late_filter = true;
-bool		gpuhash_right_semi = true;
+bool		gpuhash_build_outer = true;
 bool		gpuhash_semi_estimate_enabled = true;
 bool		gpuhash_overlap_probes = true;
 
@@ -193,12 +193,14 @@ static const Setting settings[] = {
 		"match fraction that comparison gives, when it is higher. Applies only "
 		"to semi joins whose outer side holds a GPU hash join.",
 		&gpuhash_semi_estimate_enabled, 1, 0, 0, PGC_USERSET, 0, NULL},
-	{"gpuhash.right_semi", SETTING_BOOL,
-		"Lets a GPU hash join build a semi join's outer side and probe it with the inner side.",
-		"EXISTS over a large table with a selective outer side: the outer rows "
-		"are hashed, the inner side's rows probe them as they are read, and the "
-		"outer rows that some probe matched are returned once all are read.",
-		&gpuhash_right_semi, 1, 0, 0, PGC_USERSET, 0, NULL},
+	{"gpuhash.build_outer", SETTING_BOOL,
+		"Lets a GPU hash join build a semi or anti join's outer side and probe it with the inner side.",
+		"EXISTS or NOT EXISTS over a large table with a selective outer side: "
+		"the outer rows are hashed, the inner side's rows probe them as they are "
+		"read, and the outer rows that some probe matched (anti: that none "
+		"matched) are returned once all are read.  An anti join only over NOT "
+		"NULL keys of a table.",
+		&gpuhash_build_outer, 1, 0, 0, PGC_USERSET, 0, NULL},
 	/* GpuHashAggregate */
 	{"gpuhash.enable_aggregate", SETTING_BOOL,
 		"Lets a GPU hash join compute the query's aggregates itself "

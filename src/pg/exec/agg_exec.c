@@ -1297,8 +1297,8 @@ fold_batch(GpuJoinState *gj)
 {
 	uint64		n;
 
-	/* a right semi join's batch only marks build rows (join_exec.c) */
-	if (gj->jointype == GPUHASH_JOIN_RIGHT_SEMI)
+	/* a right semi or anti join's batch only marks build rows (join_exec.c) */
+	if (GPUHASH_JOIN_IS_RIGHT(gj->jointype))
 		return;
 
 	if (gj->jointype == JOIN_LEFT)
@@ -1482,7 +1482,8 @@ fold_scan(GpuJoinState *gj)
 }
 
 /*
- * A right semi join's marked build rows, once every probe is made, a chunk
+ * A right semi join's marked build rows (an anti join's unmarked ones), once
+ * every probe is made, a chunk
  * at a time through the filter of the rows folded; true when a partial
  * node's groups are full and go out first (it resumes at gj->rs_pos).  Its
  * aggregates and keys read only build columns: a semi join returns no
@@ -1493,6 +1494,7 @@ fold_build_matches(GpuJoinState *gj)
 {
 	static const uint32 no_outer_row[FOLD_CHUNK];
 	uint64		brows[FOLD_CHUNK];
+	bool		want = gj->jointype == GPUHASH_JOIN_RIGHT_SEMI; /* anti: the unmarked */
 
 	while (gj->rs_pos < gj->inner.nrows)
 	{
@@ -1504,7 +1506,7 @@ fold_build_matches(GpuJoinState *gj)
 		{
 			uint64		b = gj->rs_pos++;
 
-			if (!gj->build_match[b])
+			if ((gj->build_match[b] != 0) != want)
 				continue;
 			if (gj->row_qual != NULL)
 			{
@@ -1568,7 +1570,7 @@ fold_join(GpuJoinState *gj)
 		if (relieve_groups(gj))
 			return;
 	}
-	if (gj->jointype == GPUHASH_JOIN_RIGHT_SEMI && gpuhash_join_right_semi_emits(gj) &&
+	if (GPUHASH_JOIN_IS_RIGHT(gj->jointype) && gpuhash_join_right_emits(gj) &&
 		fold_build_matches(gj))
 		return;
 	/* done: no longer hold up the other participants' barrier */

@@ -94,7 +94,7 @@ set_inline_ok(GpuJoinState *gj, TupleDesc desc)
 {
 	/* a memo is kept by build row number, which a payload in the table is not */
 	gj->inline_ok = gj->keep_inner && gj->memo == NULL && desc->natts <= GJ_INLINE_MAX_COLS &&
-		gj->jointype != GPUHASH_JOIN_RIGHT_SEMI;
+		!GPUHASH_JOIN_IS_RIGHT(gj->jointype);
 	gj->inner_val = -1;
 	gj->payload_width = gj->key_width;
 	for (int c = 0; c < desc->natts && gj->inline_ok; c++)
@@ -186,7 +186,7 @@ gpuhash_join_begin(CustomScanState *node, EState *estate, int eflags)
 	gpuhash_pair_memo_begin(gj, memo_exprs(cscan, gj));
 	gj->row_qual = ExecInitQual(row_quals(cscan, gj), &node->ss.ps);
 	gj->keep_inner = gj->jointype == JOIN_INNER || gj->jointype == JOIN_LEFT ||
-		gj->jointype == GPUHASH_JOIN_RIGHT_SEMI || gj->join_qual != NULL;
+		GPUHASH_JOIN_IS_RIGHT(gj->jointype) || gj->join_qual != NULL;
 	set_inline_ok(gj, ExecGetResultType(inner));
 	gj->outer_reader = gpuhash_heap_reader_create(outer);
 	gj->inner_reader = gpuhash_heap_reader_create(inner);
@@ -333,7 +333,7 @@ overlap_reset_callback(void *arg)
  * Probe with a helper thread (probe_overlap.c) when this participant probes
  * the shared image on the CPU and the probe's results per key are bounded:
  * a flag per key (semi and anti joins without other join clauses), or a
- * match per key at most (inner, left and right semi joins on unique build
+ * match per key at most (inner, left and right semi and anti joins on unique build
  * keys).  The
  * helper lives as long as the build: it goes with run_cxt.
  */
@@ -342,7 +342,7 @@ gpuhash_join_start_overlap(GpuJoinState *gj, const void *image, uint64 image_byt
 {
 	ght_stats	st;
 	bool		pairs = gj->jointype == JOIN_INNER || gj->jointype == JOIN_LEFT ||
-		gj->jointype == GPUHASH_JOIN_RIGHT_SEMI;
+		GPUHASH_JOIN_IS_RIGHT(gj->jointype);
 	const char *why;
 	MemoryContextCallback *cb;
 
@@ -663,7 +663,7 @@ gpuhash_join_key_filter_words(GpuJoinState *gj, double nkeys)
 {
 	if (!gj->key_filter || gj->scan_only || gj->outer_reader == NULL || gj->outer_child != NULL ||
 		(gj->jointype != JOIN_INNER && gj->jointype != JOIN_SEMI &&
-		 gj->jointype != GPUHASH_JOIN_RIGHT_SEMI))
+		 !GPUHASH_JOIN_IS_RIGHT(gj->jointype)))
 		return 0;
 	return ght_keyfilter_words(nkeys);
 }
@@ -754,7 +754,7 @@ gpuhash_join_ensure_built(GpuJoinState *gj)
 	 * outer row then, and read them all.
 	 */
 	if ((gj->jointype == JOIN_INNER || gj->jointype == JOIN_SEMI ||
-		 gj->jointype == GPUHASH_JOIN_RIGHT_SEMI) && gj->table_empty)
+		 GPUHASH_JOIN_IS_RIGHT(gj->jointype)) && gj->table_empty)
 		gj->outer_done = true;
 }
 
@@ -769,7 +769,7 @@ build(GpuJoinState *gj)
 		build_local(gj);
 	else if (!gpuhash_join_build_shared(gj))
 	{
-		/* a right semi join's participant that came after the others were done */
+		/* a right join's participant that came after the others were done */
 		gj->table_empty = true;
 		gj->rs_phase = RS_DONE;
 		return;
@@ -777,7 +777,7 @@ build(GpuJoinState *gj)
 	ght_table_brief(gj->table->ptr, &st);
 	gj->table_empty = st.rows == 0;
 	use_key_filter(gj);
-	if (gj->jointype == GPUHASH_JOIN_RIGHT_SEMI && gj->shared == NULL)
+	if (GPUHASH_JOIN_IS_RIGHT(gj->jointype) && gj->shared == NULL)
 		gj->build_match = MemoryContextAllocExtended(gj->run_cxt, Max(gj->inner.nrows, 1),
 													 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 
@@ -785,7 +785,7 @@ build(GpuJoinState *gj)
 	gpuhash_store_init(&gj->outer, gj->batch_cxt,
 					   ExecGetResultType(linitial(gj->css.custom_ps)), true);
 	gpuhash_res_host_alloc(gj->outer_keys, gj->batch_rows * gj->key_width);
-	if (gj->jointype != JOIN_INNER && gj->jointype != GPUHASH_JOIN_RIGHT_SEMI)
+	if (gj->jointype != JOIN_INNER && !GPUHASH_JOIN_IS_RIGHT(gj->jointype))
 	{
 		gpuhash_res_host_alloc(gj->found, gj->batch_rows);
 		gj->row_match = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows);
@@ -974,7 +974,7 @@ gpuhash_join_scan_tuple(GpuJoinState *gj, uint64 orow, bool matched, uint64 kidx
 }
 
 /*
- * The scan tuple of build row brow alone, as a right semi join returns it:
+ * The scan tuple of build row brow alone, as a right semi or anti join returns it:
  * the outer (probe) columns and the memo's are NULL, and nothing above
  * reads them (a semi join's output is its build side's columns).
  */
@@ -1001,12 +1001,12 @@ gpuhash_join_build_row_tuple(GpuJoinState *gj, uint64 brow)
 }
 
 /*
- * A right semi join has read its last probe row: does this process return
- * the marked build rows?  When parallel, only the last participant to
+ * A right semi or anti join has read its last probe row: does this process
+ * return the marked (anti: unmarked) build rows?  When parallel, only the last participant to
  * finish does, once every mark is made (gpuhash_join_last_to_probe).
  */
 bool
-gpuhash_join_right_semi_emits(GpuJoinState *gj)
+gpuhash_join_right_emits(GpuJoinState *gj)
 {
 	if (gj->rs_phase != RS_PROBING)
 		return gj->rs_phase == RS_EMITTING;
@@ -1020,7 +1020,7 @@ gpuhash_join_right_semi_emits(GpuJoinState *gj)
 }
 
 /*
- * A right semi join's batch: mark the build rows its pairs reach, where the
+ * A right semi or anti join's batch: mark the build rows its pairs reach, where the
  * other join clauses hold.  Participants mark the shared bytes side by
  * side; a byte is only ever set to 1, and read for the result only after
  * every participant has finished (the barrier orders it).
@@ -1128,7 +1128,7 @@ gpuhash_join_start_batch(GpuJoinState *gj)
 	ght_ctx_transfer_stats(gj->ctx, &xfer);
 	gj->stats.batches++;
 	if (gj->jointype == JOIN_INNER || gj->jointype == JOIN_LEFT ||
-		gj->jointype == GPUHASH_JOIN_RIGHT_SEMI)
+		GPUHASH_JOIN_IS_RIGHT(gj->jointype))
 	{
 		/* a left join's rows that no pair passes are emitted after its pairs */
 		if (gj->jointype == JOIN_LEFT)
@@ -1165,8 +1165,8 @@ gpuhash_join_start_batch(GpuJoinState *gj)
 	note_device_bytes(gj);
 	add_transfers(gj, &xfer);
 	gj->stats.probe_ms += elapsed_ms_since(start);
-	/* a right semi join returns nothing per batch: it marks, and reads on */
-	if (gj->jointype == GPUHASH_JOIN_RIGHT_SEMI)
+	/* a right semi or anti join returns nothing per batch: it marks, and reads on */
+	if (GPUHASH_JOIN_IS_RIGHT(gj->jointype))
 	{
 		mark_build_rows(gj);
 		gj->emit = EMIT_NONE;
@@ -1294,7 +1294,7 @@ next_scan_tuple(GpuJoinState *gj)
 
 					if ((b & 0xFFFF) == 0xFFFF)
 						CHECK_FOR_INTERRUPTS();
-					if (gj->build_match[b])
+					if ((gj->build_match[b] != 0) == (gj->jointype == GPUHASH_JOIN_RIGHT_SEMI))
 						return gpuhash_join_build_row_tuple(gj, b);
 				}
 				gj->rs_phase = RS_DONE;
@@ -1303,8 +1303,8 @@ next_scan_tuple(GpuJoinState *gj)
 			case EMIT_NONE:
 				if (gj->outer_done)
 				{
-					if (gj->jointype == GPUHASH_JOIN_RIGHT_SEMI && gj->rs_phase == RS_PROBING &&
-						gpuhash_join_right_semi_emits(gj))
+					if (GPUHASH_JOIN_IS_RIGHT(gj->jointype) && gj->rs_phase == RS_PROBING &&
+						gpuhash_join_right_emits(gj))
 					{
 						gj->emit = EMIT_BUILD;
 						break;
@@ -1465,6 +1465,8 @@ join_type_name(JoinType t)
 {
 	if (t == GPUHASH_JOIN_RIGHT_SEMI)
 		return "Right Semi";
+	if (t == GPUHASH_JOIN_RIGHT_ANTI)
+		return "Right Anti";
 	switch (t)
 	{
 		case JOIN_INNER:

@@ -47,7 +47,7 @@
 #define PHASE_COLLECT 0
 #define PHASE_BUILD 1
 #define PHASE_PROBE 2
-#define PHASE_DONE 3			/* a right semi join's: every participant probed */
+#define PHASE_DONE 3			/* a right join's: every participant probed */
 
 struct GpuJoinShared
 {
@@ -56,7 +56,7 @@ struct GpuJoinShared
 	pg_atomic_uint32 leader_builds; /* the leader takes part in COLLECT */
 	bool		inner_in_table; /* the block has no rows: values in the table */
 	dsa_pointer block;			/* merged rows + table image */
-	dsa_pointer match;			/* a right semi join's byte per build row */
+	dsa_pointer match;			/* a right join's byte per build row */
 	uint64		kf_nwords;		/* the key filter's words (0: none) */
 	int			nslots;			/* participants: leader, then workers */
 	dsa_pointer parts[FLEXIBLE_ARRAY_MEMBER];	/* [nslots], then stats, then
@@ -220,7 +220,7 @@ gpuhash_join_publish_stats(GpuJoinState *gj)
 }
 
 /*
- * Let go of the barrier.  A right semi join's participants arrive as they
+ * Let go of the barrier.  A right semi or anti join's participants arrive as they
  * leave, so that the last one to go ends the probe phase: one that comes
  * later finds it over and reads nothing (gpuhash_join_build_shared).
  */
@@ -232,7 +232,7 @@ gpuhash_join_detach(GpuJoinState *gj)
 
 /*
  * Leave the barrier, and say whether this process was the last attached to
- * it.  For a right semi join that is the participant whose probes were the
+ * it.  For a right semi or anti join that is the participant whose probes were the
  * last: every mark is made, and it returns the marked build rows.  Others
  * still to come attach after the phase is over and do nothing, so no one
  * waits for anyone here (a worker blocked on its tuple queue could not come).
@@ -245,7 +245,7 @@ gpuhash_join_last_to_probe(GpuJoinState *gj)
 	if (!gj->attached)
 		return false;
 	gpuhash_join_publish_stats(gj);
-	if (gj->jointype == GPUHASH_JOIN_RIGHT_SEMI)
+	if (GPUHASH_JOIN_IS_RIGHT(gj->jointype))
 		last = BarrierArriveAndDetach(&gj->shared->barrier);
 	else
 		last = BarrierDetach(&gj->shared->barrier);
@@ -470,7 +470,7 @@ build_block(GpuJoinState *gj)
 			dsa_free(area, sh->parts[i]);
 			sh->parts[i] = InvalidDsaPointer;
 		}
-	if (gj->jointype == GPUHASH_JOIN_RIGHT_SEMI)
+	if (GPUHASH_JOIN_IS_RIGHT(gj->jointype))
 	{
 		char	   *match;
 
@@ -524,7 +524,7 @@ wait_for_others(GpuJoinState *gj)
 	return elected;
 }
 
-/* false: a right semi join's probes are all over, and this participant has nothing to do */
+/* false: a right join's probes are all over, and this participant has nothing to do */
 bool
 gpuhash_join_build_shared(GpuJoinState *gj)
 {

@@ -57,11 +57,11 @@ typedef enum GpuJoinEmit
 	EMIT_PAIRS,					/* inner/left: pairs of the current batch */
 	EMIT_ROWS,					/* semi/anti, and left after its pairs: rows of
 								 * the current batch */
-	EMIT_BUILD					/* right semi, after the last batch: the build
-								 * rows that matched */
+	EMIT_BUILD					/* right semi or anti, after the last batch: the
+								 * build rows that matched (anti: did not) */
 } GpuJoinEmit;
 
-/* Where a right semi join (GPUHASH_JOIN_RIGHT_SEMI) stands in a process. */
+/* Where a right semi or anti join (GPUHASH_JOIN_IS_RIGHT) stands in a process. */
 typedef enum GpuRightSemiPhase
 {
 	RS_PROBING,					/* marking the build rows that probes match */
@@ -167,7 +167,7 @@ typedef struct GpuJoinState
 	uint32	   *row_key;		/* left aggregates: key of each batch row (key_row's inverse) */
 
 	/*
-	 * A right semi join: a byte per build row, set once a probe matched it
+	 * A right semi or anti join: a byte per build row, set once a probe matched it
 	 * (in the shared block when parallel, where every participant marks).
 	 */
 	uint8	   *build_match;
@@ -291,7 +291,7 @@ extern bool gpuhash_join_next_pairs(GpuJoinState *gj);
 extern TupleTableSlot *gpuhash_join_scan_tuple(GpuJoinState *gj, uint64 orow, bool matched,
 											   uint64 kidx, uint64 ref);
 extern TupleTableSlot *gpuhash_join_build_row_tuple(GpuJoinState *gj, uint64 brow);
-extern bool gpuhash_join_right_semi_emits(GpuJoinState *gj);
+extern bool gpuhash_join_right_emits(GpuJoinState *gj);
 extern GpuhashRes *gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, uint64 *nkeys);
 extern void gpuhash_join_build_table(GpuJoinState *gj, const void *keys, const void *payloads,
 									 uint64 nkeys);

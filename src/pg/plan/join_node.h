@@ -25,17 +25,21 @@ extern bool gpuhash_overlap_probes;
 extern bool gpuhash_chain_batches;
 extern bool gpuhash_key_filter;
 extern bool gpuhash_late_filter;
-extern bool gpuhash_right_semi;
+extern bool gpuhash_build_outer;
 
 /*
  * A semi join built from its outer side and probed with its inner one
  * (join_path.c): the node's outer plan is then the semi join's inner side,
  * and it emits the build rows that some probe row matched, each once.  A
  * value of the node's own, past PostgreSQL's JoinType (which has no right
- * semi join before version 18), so that no code that handles JOIN_SEMI
- * takes it for one; never handed to PostgreSQL.
+ * semi join before version 18, nor a right anti join before 16), so that
+ * no code that handles JOIN_SEMI or JOIN_ANTI takes it for one; never
+ * handed to PostgreSQL.
  */
 #define GPUHASH_JOIN_RIGHT_SEMI ((JoinType) (JOIN_UNIQUE_INNER + 1))
+/* ... and an anti join so built: the build rows that no probe matched */
+#define GPUHASH_JOIN_RIGHT_ANTI ((JoinType) (JOIN_UNIQUE_INNER + 2))
+#define GPUHASH_JOIN_IS_RIGHT(t) ((t) == GPUHASH_JOIN_RIGHT_SEMI || (t) == GPUHASH_JOIN_RIGHT_ANTI)
 
 /*
  * The plan's custom_private, a list of Integer nodes in this order (plus the

@@ -37,6 +37,8 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 #include "access/htup_details.h"
+#include "access/table.h"
+#include "utils/rel.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_class.h"
 #include "parser/parsetree.h"
@@ -434,9 +436,9 @@ hash_selectivity(PlannerInfo *root, const HashKeys *keys, Path *outer, Path *inn
 /*
  * The share of the outer side's rows (of its relation as a whole, so that a
  * partial path's shares do not matter) that find a match: the planner's
- * estimate of the join's rows against its outer side's.  A right semi
- * join's rows are its build side's, so there it is the share of probe keys
- * among the build side's, by the hashed clauses' selectivity.
+ * estimate of the join's rows against its outer side's.  A right semi or
+ * anti join's rows are its build side's, so there it is the share of probe
+ * keys among the build side's, by the hashed clauses' selectivity.
  */
 static double
 outer_match_share(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
@@ -444,7 +446,7 @@ outer_match_share(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 {
 	if (joinrel == NULL || outer->parent->rows <= 0)
 		return 1.0;
-	if (jointype == GPUHASH_JOIN_RIGHT_SEMI)
+	if (GPUHASH_JOIN_IS_RIGHT(jointype))
 		return Min(1.0, inner->parent->rows * hash_selectivity(root, keys, outer, inner));
 	return joinrel->rows / outer->parent->rows;
 }
@@ -461,7 +463,7 @@ static bool
 key_filter_fits(JoinType jointype, double match_share, double build_rows)
 {
 	if (!gpuhash_key_filter ||
-		(jointype != JOIN_INNER && jointype != JOIN_SEMI && jointype != GPUHASH_JOIN_RIGHT_SEMI) ||
+		(jointype != JOIN_INNER && jointype != JOIN_SEMI && !GPUHASH_JOIN_IS_RIGHT(jointype)) ||
 		build_rows > KEY_FILTER_MAX_BUILD_ROWS)
 		return false;
 	return match_share < KEY_FILTER_MAX_MATCH;
@@ -679,8 +681,8 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 	cp->path.total_cost = cp->path.startup_cost + outer->total_cost +
 		outer->rows * in->row_cost + matches * qc.per_tuple + emitted * cpu_tuple_cost +
 		Min(matches, build_rows) * mc.per_tuple - in->read_credit;
-	/* a right semi join's rows come only once every probe row is read */
-	if (jointype == GPUHASH_JOIN_RIGHT_SEMI)
+	/* a right join's rows come only once every probe row is read */
+	if (GPUHASH_JOIN_IS_RIGHT(jointype))
 		cp->path.startup_cost = cp->path.total_cost - emitted * cpu_tuple_cost;
 }
 
@@ -1036,38 +1038,85 @@ widen_parallel_hash_joins(RelOptInfo *joinrel)
 }
 
 /*
- * A semi join the other way round (GPUHASH_JOIN_RIGHT_SEMI): its outer side
- * hashed, and probed by its inner side's rows as they are read, each outer
- * row that a probe matches returned once at the end.  PostgreSQL 15 either
- * hashes the inner side, or makes it unique for an inner join, or probes an
- * index of it once per outer row: for EXISTS over a large table and a
- * selective outer side (TPC-H q04: an orders quarter against lineitem) that
- * builds tens of millions of rows, or makes 0.57 M index probes (1.15 s on
- * the H100 host).  Here the few outer rows are the table, and the large
- * side is read once, its rows dropped by the key filter before they are
- * taken apart where its key leads the row.  The same restriction clauses
- * apply, evaluated on each pair.
+ * Can an anti join's outer rows all be built?  The table leaves out rows
+ * with a NULL key, which an anti join must still return: so its keys must
+ * be NOT NULL columns of a base relation (no outer join below can make
+ * them NULL).  And every clause must decide the match: a pushed-down clause
+ * would filter the returned rows, which the node does not do for a join
+ * built from its outer side.
+ */
+static bool
+anti_buildable(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+			   const HashKeys *keys, List *restrictlist)
+{
+	ListCell   *lc;
+
+	if (outerrel->reloptkind != RELOPT_BASEREL)
+		return false;
+	foreach(lc, restrictlist)
+		if (filters_output(JOIN_ANTI, lfirst_node(RestrictInfo, lc), joinrel->relids))
+			return false;
+	for (int i = 0; i < keys->n; i++)
+	{
+		Var		   *v = (Var *) keys->c[i].outer_expr;
+		RangeTblEntry *rte;
+		Relation	r;
+		bool		notnull;
+
+		if (!IsA(v, Var) || v->varattno <= 0)
+			return false;
+		rte = planner_rt_fetch(v->varno, root);
+		if (rte->rtekind != RTE_RELATION)
+			return false;
+		/* opened and locked by the planner already: its relcache entry answers */
+		r = table_open(rte->relid, NoLock);
+		notnull = TupleDescAttr(RelationGetDescr(r), v->varattno - 1)->attnotnull;
+		table_close(r, NoLock);
+		if (!notnull)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A semi or anti join the other way round (GPUHASH_JOIN_RIGHT_SEMI and
+ * _ANTI): its outer side hashed, and probed by its inner side's rows as they
+ * are read, each outer row that a probe matches (semi) or that none matches
+ * (anti) returned once at the end.  PostgreSQL 15 either hashes the inner
+ * side, or makes it unique for an inner join, or probes an index of it once
+ * per outer row: for EXISTS over a large table and a selective outer side
+ * (TPC-H q04: an orders quarter against lineitem) that builds tens of
+ * millions of rows, or makes 0.57 M index probes (1.15 s on the H100 host).
+ * Here the few outer rows are the table, and the large side is read once,
+ * its rows dropped by the key filter before they are taken apart where its
+ * key leads the row.  The same restriction clauses apply, evaluated on each
+ * pair.
  */
 static void
-try_right_semi(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
-			   RelOptInfo *innerrel, JoinPathExtraData *extra, const HashKeys *keys,
-			   ght_device dev)
+try_build_outer(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+				RelOptInfo *innerrel, JoinType jointype, JoinPathExtraData *extra,
+				const HashKeys *keys, ght_device dev)
 {
+	JoinType	right = jointype == JOIN_SEMI ? GPUHASH_JOIN_RIGHT_SEMI : GPUHASH_JOIN_RIGHT_ANTI;
 	HashKeys	swapped = *keys;
 	Path	   *probe = innerrel->cheapest_total_path;
 	Path	   *build = outerrel->cheapest_total_path;
 
-	/* an outer side larger than the inner one would build more rows than the
-	 * semi join that hashes the inner side, offered anyway: not costed */
-	if (!gpuhash_right_semi || outerrel->rows > innerrel->rows)
+	/*
+	 * An outer side larger than the inner one would build more rows than the
+	 * join that hashes the inner side, offered anyway: not costed.
+	 */
+	if (!gpuhash_build_outer || outerrel->rows > innerrel->rows)
+		return;
+	if (right == GPUHASH_JOIN_RIGHT_ANTI &&
+		!anti_buildable(root, joinrel, outerrel, keys, extra->restrictlist))
 		return;
 	for (int i = 0; i < keys->n; i++)
 	{
 		swapped.c[i].outer_expr = keys->c[i].inner_expr;
 		swapped.c[i].inner_expr = keys->c[i].outer_expr;
 	}
-	try_join_path(root, joinrel, GPUHASH_JOIN_RIGHT_SEMI, extra, &swapped, probe, build, dev,
-				  false, false, NULL);
+	try_join_path(root, joinrel, right, extra, &swapped, probe, build, dev, false, false, NULL);
 
 	/* parallel: the probe side split among the participants, the build side too if it can be */
 	if (joinrel->consider_parallel && innerrel->partial_pathlist != NIL)
@@ -1079,8 +1128,8 @@ try_right_semi(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		if (!pprobe->parallel_safe || !pbuild->parallel_safe ||
 			PATH_REQ_OUTER(pprobe) != NULL || PATH_REQ_OUTER(pbuild) != NULL)
 			return;
-		try_join_path(root, joinrel, GPUHASH_JOIN_RIGHT_SEMI, extra, &swapped, pprobe, pbuild,
-					  dev, true, split, NULL);
+		try_join_path(root, joinrel, right, extra, &swapped, pprobe, pbuild, dev, true, split,
+					  NULL);
 	}
 }
 
@@ -1144,8 +1193,8 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	try_join_path(root, joinrel, jointype, extra, &keys, outer, inner, dev, false, false, NULL);
 	try_late_filter(root, joinrel, jointype, extra, &keys, outer, inner, dev, false, false);
 	try_deferred_inner(root, joinrel, jointype, extra, &keys, outer, innerrel, dev);
-	if (jointype == JOIN_SEMI)
-		try_right_semi(root, joinrel, outerrel, innerrel, extra, &keys, dev);
+	if (jointype == JOIN_SEMI || jointype == JOIN_ANTI)
+		try_build_outer(root, joinrel, outerrel, innerrel, jointype, extra, &keys, dev);
 	if (dev == GHT_GPU)
 	{
 		if ((alt = gpu_join_aside(innerrel, inner, false)) != NULL)
