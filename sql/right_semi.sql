@@ -28,7 +28,8 @@ BEGIN
 END $$;
 
 -- The count of rows the key filter removed from the probe side, as
--- 'removed some' or not, and the rows the node returned.
+-- 'removed some' or not, and the rows the node returned (PostgreSQL's joins
+-- off for the statement, as pg_temp.plan turns them off).
 CREATE FUNCTION pg_temp.analyzed(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE l text;
 BEGIN
@@ -44,9 +45,6 @@ BEGIN
                                  'rows=\1 loops=\2');
     END IF;
   END LOOP;
-  PERFORM set_config('enable_hashjoin', 'on', true);
-  PERFORM set_config('enable_mergejoin', 'on', true);
-  PERFORM set_config('enable_nestloop', 'on', true);
 END $$;
 
 -- orders: a date each, a priority, some NULL keys and some keys twice;

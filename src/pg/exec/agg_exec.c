@@ -848,11 +848,6 @@ accumulate_grouped(GpuJoinState *gj, int i, const uint32 *group, const int64 *v,
 }
 
 /*
- * The numbers of text key k's values on n joined rows (agg_groups.h), and
- * whether each is NULL.  A build row's number is kept once found: the
- * inner side is read once, its rows joined many times.
- */
-/*
  * A varlena in short form of at most 8 bytes, header included, as one
  * integer (its unused high bytes 0): the header byte holds the length, so
  * two values have the same integer only when they have the same bytes.
@@ -878,6 +873,11 @@ typedef struct TextKeyMemo
 	int64		number;
 } TextKeyMemo;
 
+/*
+ * The numbers of text key k's values on n joined rows (agg_groups.h), and
+ * whether each is NULL.  A build row's number is kept once found: the
+ * inner side is read once, its rows joined many times.
+ */
 static void
 gather_text_key(GpuJoinState *gj, int k, const uint32 *orows, const uint64 *brows, int n,
 				int64 *v, bool *isnull)
@@ -1482,32 +1482,28 @@ fold_scan(GpuJoinState *gj)
 }
 
 /*
- * A right semi join's marked build rows (an anti join's unmarked ones), once
- * every probe is made, a chunk
- * at a time through the filter of the rows folded; true when a partial
- * node's groups are full and go out first (it resumes at gj->rs_pos).  Its
- * aggregates and keys read only build columns: a semi join returns no
- * others.
+ * The build rows a right semi or anti join returns, once every probe is
+ * made, a chunk at a time through the filter of the rows folded; true when
+ * a partial node's groups are full and go out first (it resumes at
+ * gj->rs_pos).  Its aggregates and keys read only build columns: a semi or
+ * anti join returns no others.
  */
 static bool
 fold_build_matches(GpuJoinState *gj)
 {
 	static const uint32 no_outer_row[FOLD_CHUNK];
 	uint64		brows[FOLD_CHUNK];
-	bool		want = gj->jointype == GPUHASH_JOIN_RIGHT_SEMI; /* anti: the unmarked */
+	bool		more = true;
 
-	while (gj->rs_pos < gj->inner.nrows)
+	while (more)
 	{
 		instr_time	start;
 		int			n = 0;
+		uint64		b;
 
 		INSTR_TIME_SET_CURRENT(start);
-		while (gj->rs_pos < gj->inner.nrows && n < FOLD_CHUNK)
+		while (n < FOLD_CHUNK && (more = gpuhash_join_next_build_row(gj, &b)))
 		{
-			uint64		b = gj->rs_pos++;
-
-			if ((gj->build_match[b] != 0) != want)
-				continue;
 			if (gj->row_qual != NULL)
 			{
 				ExprContext *econtext = gj->css.ss.ps.ps_ExprContext;

@@ -333,9 +333,9 @@ overlap_reset_callback(void *arg)
  * Probe with a helper thread (probe_overlap.c) when this participant probes
  * the shared image on the CPU and the probe's results per key are bounded:
  * a flag per key (semi and anti joins without other join clauses), or a
- * match per key at most (inner, left and right semi and anti joins on unique build
- * keys).  The
- * helper lives as long as the build: it goes with run_cxt.
+ * match per key at most (inner, left, right semi and right anti joins on
+ * unique build keys).  The helper lives as long as the build: it goes with
+ * run_cxt.
  */
 void
 gpuhash_join_start_overlap(GpuJoinState *gj, const void *image, uint64 image_bytes)
@@ -974,9 +974,9 @@ gpuhash_join_scan_tuple(GpuJoinState *gj, uint64 orow, bool matched, uint64 kidx
 }
 
 /*
- * The scan tuple of build row brow alone, as a right semi or anti join returns it:
- * the outer (probe) columns and the memo's are NULL, and nothing above
- * reads them (a semi join's output is its build side's columns).
+ * The scan tuple of build row brow alone, as a right semi or anti join
+ * returns it: the outer (probe) columns and the memo's are NULL, and nothing
+ * above reads them (such a join's output is its build side's columns).
  */
 TupleTableSlot *
 gpuhash_join_build_row_tuple(GpuJoinState *gj, uint64 brow)
@@ -1002,8 +1002,9 @@ gpuhash_join_build_row_tuple(GpuJoinState *gj, uint64 brow)
 
 /*
  * A right semi or anti join has read its last probe row: does this process
- * return the marked (anti: unmarked) build rows?  When parallel, only the last participant to
- * finish does, once every mark is made (gpuhash_join_last_to_probe).
+ * return the marked (anti: unmarked) build rows?  When parallel, only the
+ * last participant to finish does, once every mark is made
+ * (gpuhash_join_last_to_probe).
  */
 bool
 gpuhash_join_right_emits(GpuJoinState *gj)
@@ -1020,8 +1021,32 @@ gpuhash_join_right_emits(GpuJoinState *gj)
 }
 
 /*
- * A right semi or anti join's batch: mark the build rows its pairs reach, where the
- * other join clauses hold.  Participants mark the shared bytes side by
+ * The next build row a right semi join returns (marked) or a right anti
+ * join (not marked), from gj->rs_pos on, in *brow; false after the last.
+ */
+bool
+gpuhash_join_next_build_row(GpuJoinState *gj, uint64 *brow)
+{
+	bool		want = gj->jointype == GPUHASH_JOIN_RIGHT_SEMI;
+
+	while (gj->rs_pos < gj->inner.nrows)
+	{
+		uint64		b = gj->rs_pos++;
+
+		if ((b & 0xFFFF) == 0xFFFF)
+			CHECK_FOR_INTERRUPTS();
+		if ((gj->build_match[b] != 0) == want)
+		{
+			*brow = b;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * A right semi or anti join's batch: mark the build rows its pairs reach,
+ * where the other join clauses hold.  Participants mark the shared bytes side by
  * side; a byte is only ever set to 1, and read for the result only after
  * every participant has finished (the barrier orders it).
  */
@@ -1288,17 +1313,14 @@ next_scan_tuple(GpuJoinState *gj)
 				}
 				break;
 			case EMIT_BUILD:
-				while (gj->rs_pos < gj->inner.nrows)
 				{
-					uint64		b = gj->rs_pos++;
+					uint64		b;
 
-					if ((b & 0xFFFF) == 0xFFFF)
-						CHECK_FOR_INTERRUPTS();
-					if ((gj->build_match[b] != 0) == (gj->jointype == GPUHASH_JOIN_RIGHT_SEMI))
+					if (gpuhash_join_next_build_row(gj, &b))
 						return gpuhash_join_build_row_tuple(gj, b);
+					gj->rs_phase = RS_DONE;
+					gj->emit = EMIT_NONE;
 				}
-				gj->rs_phase = RS_DONE;
-				gj->emit = EMIT_NONE;
 				break;
 			case EMIT_NONE:
 				if (gj->outer_done)

@@ -220,9 +220,9 @@ gpuhash_join_publish_stats(GpuJoinState *gj)
 }
 
 /*
- * Let go of the barrier.  A right semi or anti join's participants arrive as they
- * leave, so that the last one to go ends the probe phase: one that comes
- * later finds it over and reads nothing (gpuhash_join_build_shared).
+ * Let go of the barrier.  A right semi or anti join's participants arrive
+ * as they leave, so that the last one to go ends the probe phase: one that
+ * comes later finds it over and reads nothing (gpuhash_join_build_shared).
  */
 void
 gpuhash_join_detach(GpuJoinState *gj)
@@ -232,8 +232,8 @@ gpuhash_join_detach(GpuJoinState *gj)
 
 /*
  * Leave the barrier, and say whether this process was the last attached to
- * it.  For a right semi or anti join that is the participant whose probes were the
- * last: every mark is made, and it returns the marked build rows.  Others
+ * it.  For a right semi or anti join that is the participant whose probes
+ * were the last: every mark is made, and it returns the build rows.  Others
  * still to come attach after the phase is over and do nothing, so no one
  * waits for anyone here (a worker blocked on its tuple queue could not come).
  */

@@ -167,8 +167,9 @@ typedef struct GpuJoinState
 	uint32	   *row_key;		/* left aggregates: key of each batch row (key_row's inverse) */
 
 	/*
-	 * A right semi or anti join: a byte per build row, set once a probe matched it
-	 * (in the shared block when parallel, where every participant marks).
+	 * A right semi or anti join: a byte per build row, set once a probe
+	 * matched it (in the shared block when parallel, where every participant
+	 * marks).
 	 */
 	uint8	   *build_match;
 	GpuRightSemiPhase rs_phase;
@@ -292,6 +293,7 @@ extern TupleTableSlot *gpuhash_join_scan_tuple(GpuJoinState *gj, uint64 orow, bo
 											   uint64 kidx, uint64 ref);
 extern TupleTableSlot *gpuhash_join_build_row_tuple(GpuJoinState *gj, uint64 brow);
 extern bool gpuhash_join_right_emits(GpuJoinState *gj);
+extern bool gpuhash_join_next_build_row(GpuJoinState *gj, uint64 *brow);
 extern GpuhashRes *gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, uint64 *nkeys);
 extern void gpuhash_join_build_table(GpuJoinState *gj, const void *keys, const void *payloads,
 									 uint64 nkeys);

@@ -441,13 +441,13 @@ hash_selectivity(PlannerInfo *root, const HashKeys *keys, Path *outer, Path *inn
  * keys among the build side's, by the hashed clauses' selectivity.
  */
 static double
-outer_match_share(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
-				  const HashKeys *keys, Path *outer, Path *inner)
+outer_match_share(RelOptInfo *joinrel, JoinType jointype, Path *outer, Path *inner,
+				  Selectivity hash_sel)
 {
 	if (joinrel == NULL || outer->parent->rows <= 0)
 		return 1.0;
 	if (GPUHASH_JOIN_IS_RIGHT(jointype))
-		return Min(1.0, inner->parent->rows * hash_selectivity(root, keys, outer, inner));
+		return Min(1.0, inner->parent->rows * hash_sel);
 	return joinrel->rows / outer->parent->rows;
 }
 
@@ -619,14 +619,20 @@ typedef struct InputCosts
 	Cost		row_cost;		/* outer_row_cost */
 	Cost		read_credit;	/* outer_read_credit */
 	bool		key_filter;		/* key_filter_fits */
+	Selectivity hash_sel;		/* hash_selectivity, where reckoned already (a
+								 * right join's), else -1 */
 } InputCosts;
 
 static void
 input_costs(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, const HashKeys *keys,
 			Path *outer, Path *inner, ght_device dev, bool inner_split, InputCosts *in)
 {
-	double		share = outer_match_share(root, joinrel, jointype, keys, outer, inner);
 	double		build_rows = table_rows(inner, inner_split);
+	double		share;
+
+	in->hash_sel = GPUHASH_JOIN_IS_RIGHT(jointype) ?
+		hash_selectivity(root, keys, outer, inner) : -1.0;
+	share = outer_match_share(joinrel, jointype, outer, inner, in->hash_sel);
 
 	in->setup = device_setup(dev, outer, inner);
 	in->row_cost = outer_row_cost(root, keys, outer);
@@ -664,7 +670,8 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 	 * left join tests every pair, as an inner join does.
 	 */
 	cost_qual_eval(&qc, quals, root);
-	matches = outer->rows * build_rows * hash_selectivity(root, keys, outer, inner);
+	matches = outer->rows * build_rows *
+		(in->hash_sel >= 0 ? in->hash_sel : hash_selectivity(root, keys, outer, inner));
 	if (jointype == JOIN_SEMI || jointype == JOIN_ANTI)
 		matches = Min(matches, outer->rows);
 	matches = Max(matches, out_rows);
