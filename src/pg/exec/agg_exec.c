@@ -24,6 +24,8 @@
 #include "storage/barrier.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/datetime.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/ruleutils.h"
@@ -56,13 +58,15 @@ agg_setup(GpuJoinState *gj, List *specs, List *keys)
 	int			i = 0;
 	int			max_depth;
 
-	gj->ngroupkeys = list_length(keys) / 3;
+	gj->ngroupkeys = list_length(keys) / 5;
 	gj->group_keys = palloc0(Max(gj->ngroupkeys, 1) * sizeof(GpuAggInstr));
 	for (int k = 0; k < gj->ngroupkeys; k++)
 	{
-		gj->group_keys[k].op = intVal(list_nth(keys, 3 * k));
-		gj->group_keys[k].width = intVal(list_nth(keys, 3 * k + 1));
-		gj->group_keys[k].col = intVal(list_nth(keys, 3 * k + 2));
+		gj->group_keys[k].op = intVal(list_nth(keys, 5 * k));
+		gj->group_keys[k].width = intVal(list_nth(keys, 5 * k + 1));
+		gj->group_keys[k].col = intVal(list_nth(keys, 5 * k + 2));
+		gj->group_keys[k].form = intVal(list_nth(keys, 5 * k + 3));
+		gj->group_keys[k].out = intVal(list_nth(keys, 5 * k + 4));
 	}
 	if (gj->ngroupkeys > 0)
 	{
@@ -377,6 +381,44 @@ eval_program(const GpuAggSpec *a, const Datum *ov, const bool *on, const Datum *
 	return !nl[0];
 }
 
+/*
+ * A GK_YEAR key (join_agg.h): the first day of date d's year, so that one
+ * year is one key whatever the day; an infinite date is kept, extract then
+ * giving its infinity.
+ */
+static inline int64
+year_start(int64 d)
+{
+	int			y,
+				m,
+				dd;
+
+	if (DATE_NOT_FINITE((DateADT) d))
+		return d;
+	j2date((int) d + POSTGRES_EPOCH_JDATE, &y, &m, &dd);
+	return date2j(y, 1, 1) - POSTGRES_EPOCH_JDATE;
+}
+
+/* year_start of n dates; the last one's kept, as the rows of a chunk come in runs of a day */
+static void
+year_starts(int64 *v, const bool *isnull, int n)
+{
+	int64		last = 0;
+	int64		start = year_start(0);
+
+	for (int j = 0; j < n; j++)
+	{
+		if (isnull[j])
+			continue;
+		if (v[j] != last)
+		{
+			last = v[j];
+			start = year_start(last);
+		}
+		v[j] = start;
+	}
+}
+
 /* Column ins of the joined row into *v; false if it is NULL. */
 static inline bool
 column_value(const GpuAggInstr *ins, const Datum *ov, const bool *on, const Datum *iv,
@@ -470,6 +512,8 @@ row_accumulators(GpuJoinState *gj, const Datum *ov, const bool *on, const Datum 
 		{
 			if (!column_value(key, ov, on, iv, in, &keys[k]))
 				nulls |= 1 << k;
+			else if (key->form == GK_YEAR)
+				keys[k] = year_start(keys[k]);
 		}
 		else if ((key->op == GO_OUTER ? on : in)[key->col])
 			nulls |= 1 << k;
@@ -965,7 +1009,11 @@ find_groups(GpuJoinState *gj, const uint32 *orow, const uint64 *brow, int m, uin
 		if (gpuhash_text_key(&gj->group_keys[k]))
 			gather_text_key(gj, k, orow, brow, m, keys[k], isnull);
 		else
+		{
 			gather_column(gj, &gj->group_keys[k], orow, brow, m, keys[k], isnull);
+			if (gj->group_keys[k].form == GK_YEAR)
+				year_starts(keys[k], isnull, m);
+		}
 		for (int j = 0; j < m; j++)
 			nulls[j] |= isnull[j] << k;
 	}
@@ -1766,6 +1814,8 @@ next_row(GpuJoinState *gj)
 	ExecClearTuple(slot);
 	for (int c = 0; c < first; c++)
 		slot->tts_isnull[c] = true;
+	/* numeric and array values live as long as the row */
+	old = MemoryContextSwitchTo(gj->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
 	if (gj->ngroupkeys > 0)
 	{
 		uint32		g = (uint32) gj->agg_next;
@@ -1775,12 +1825,17 @@ next_row(GpuJoinState *gj)
 		for (int k = 0; k < gj->ngroupkeys; k++)
 		{
 			const GpuAggInstr *key = &gj->group_keys[k];
-			int			c = key->op == GO_OUTER ? key->col : gj->n_outer + key->col;
+			int			c = key->out;
 
 			slot->tts_isnull[c] = (nulls & (1 << k)) != 0;
-			if (gpuhash_text_key(key))
-				slot->tts_values[c] = slot->tts_isnull[c] ? (Datum) 0 :
-					gpuhash_dict_value(&gj->dicts[k], (uint32) keys[k]);
+			if (slot->tts_isnull[c])
+				slot->tts_values[c] = (Datum) 0;
+			else if (gpuhash_text_key(key))
+				slot->tts_values[c] = gpuhash_dict_value(&gj->dicts[k], (uint32) keys[k]);
+			else if (key->form == GK_YEAR)
+				slot->tts_values[c] = DirectFunctionCall2(extract_date,
+														  CStringGetTextDatum("year"),
+														  DateADTGetDatum((DateADT) keys[k]));
 			else
 				slot->tts_values[c] = key_datum(keys[k], key->width);
 		}
@@ -1789,8 +1844,6 @@ next_row(GpuJoinState *gj)
 	gj->agg_next++;
 	if (gj->combining)
 		gj->spill_stats.emitted++;
-	/* numeric and array values live as long as the row */
-	old = MemoryContextSwitchTo(gj->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
 	for (int i = 0; i < gj->naggs; i++)
 		slot->tts_values[first + i] = agg_value(&gj->aggs[i], &accs[i],
 												&slot->tts_isnull[first + i]);
@@ -1916,9 +1969,7 @@ explain_aggs(GpuJoinState *gj, List *context, bool useprefix, ExplainState *es)
 
 		for (int k = 0; k < gj->ngroupkeys; k++)
 		{
-			const GpuAggInstr *key = &gj->group_keys[k];
-			TargetEntry *te = list_nth(cscan->custom_scan_tlist,
-									   key->op == GO_OUTER ? key->col : gj->n_outer + key->col);
+			TargetEntry *te = list_nth(cscan->custom_scan_tlist, gj->group_keys[k].out);
 
 			keys = lappend(keys, deparse_expression((Node *) te->expr, context, useprefix,
 													false));
@@ -1926,10 +1977,15 @@ explain_aggs(GpuJoinState *gj, List *context, bool useprefix, ExplainState *es)
 		ExplainPropertyList("Group Key", keys, es);
 	}
 	initStringInfo(&buf);
+	/* after the aggregates come the expression keys' columns */
 	foreach(lc, aggs)
+	{
+		if (foreach_current_index(lc) >= gj->naggs)
+			break;
 		appendStringInfo(&buf, "%s%s", buf.len > 0 ? ", " : "",
 						 deparse_expression((Node *) lfirst_node(TargetEntry, lc)->expr,
 											context, useprefix, false));
+	}
 	ExplainPropertyText("Aggregates", buf.data, es);
 	if (gj->agg_combine)
 		ExplainPropertyText("Group Combine", "by the participants", es);

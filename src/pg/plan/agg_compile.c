@@ -13,6 +13,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/array.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 
@@ -703,10 +704,32 @@ dependent_key_width(Oid type)
 }
 
 /*
+ * EXTRACT(YEAR FROM v) of a date column v (a GROUP BY key of TPC-H q07,
+ * q08 and q09): v, or NULL when e is not that.  Only the field name the
+ * parser writes for EXTRACT(YEAR ...) is taken; others are PostgreSQL's.
+ */
+static Var *
+year_of_date(Expr *e)
+{
+	FuncExpr   *f = (FuncExpr *) e;
+	Const	   *field;
+	Var		   *v;
+
+	if (!IsA(e, FuncExpr) || f->funcid != F_EXTRACT_TEXT_DATE || list_length(f->args) != 2)
+		return NULL;
+	field = linitial(f->args);
+	v = lsecond(f->args);
+	if (!IsA(field, Const) || field->constisnull || field->consttype != TEXTOID ||
+		!IsA(v, Var) || v->vartype != DATEOID || v->varlevelsup != 0)
+		return NULL;
+	return strcmp(TextDatumGetCString(field->constvalue), "year") == 0 ? v : NULL;
+}
+
+/*
  * The node's keys as the plan lists them (join_agg.h), each found in its
  * child's target list: the first ngroup those of GROUP BY, the rest columns
  * that they determine.  False if one is not a plain column of a type the
- * node groups by.
+ * node groups by, or a year of a date column.
  */
 bool
 gpuhash_agg_plan_group_keys(List *key_exprs, int ngroup, List *outer_tlist, List *inner_tlist,
@@ -722,9 +745,13 @@ gpuhash_agg_plan_group_keys(List *key_exprs, int ngroup, List *outer_tlist, List
 		Var		   *v = lfirst(lc);
 		int			width;
 		int			op = GO_OUTER;
+		int			form = GK_COLUMN;
 		int			col;
 
-		if (!IsA(v, Var) || v->varlevelsup != 0)
+		if (!IsA(v, Var) && foreach_current_index(lc) < ngroup &&
+			(v = year_of_date(lfirst(lc))) != NULL)
+			form = GK_YEAR;
+		if (v == NULL || !IsA(v, Var) || v->varlevelsup != 0)
 			return false;
 		width = foreach_current_index(lc) < ngroup ?
 			group_key_width(v->vartype, v->varcollid) : dependent_key_width(v->vartype);
@@ -738,8 +765,39 @@ gpuhash_agg_plan_group_keys(List *key_exprs, int ngroup, List *outer_tlist, List
 		}
 		*keys = lappend(lappend(lappend(*keys, makeInteger(op)), makeInteger(width)),
 						makeInteger(col));
+		*keys = lappend(lappend(*keys, makeInteger(form)), makeInteger(-1));
 	}
 	return true;
+}
+
+/*
+ * scan_tlist, the node's scan tuple, with a column for each expression key
+ * (join_agg.h), which keys then names; n_outer of its columns are the outer
+ * side's.  Column keys are emitted in their own columns.
+ */
+List *
+gpuhash_agg_plan_key_columns(List *keys, List *key_exprs, int n_outer, List *scan_tlist)
+{
+	ListCell   *lc;
+
+	foreach(lc, key_exprs)
+	{
+		int			k = foreach_current_index(lc);
+		int			op = intVal(list_nth(keys, 5 * k));
+		int			col = intVal(list_nth(keys, 5 * k + 2));
+		int			out;
+
+		if (intVal(list_nth(keys, 5 * k + 3)) == GK_COLUMN)
+			out = op == GO_OUTER ? col : n_outer + col;
+		else
+		{
+			out = list_length(scan_tlist);
+			scan_tlist = lappend(scan_tlist, makeTargetEntry(copyObject(lfirst(lc)), out + 1,
+															 NULL, false));
+		}
+		lfirst(list_nth_cell(keys, 5 * k + 4)) = makeInteger(out);
+	}
+	return scan_tlist;
 }
 
 /* Compile every aggregate for the plan; false if one cannot be. */

@@ -124,20 +124,47 @@ dependent_column(PlannerInfo *root, Var *v, List *group_exprs)
 static List *dependent_memo;
 
 /*
+ * What the node's output expressions read, outside its GROUP BY
+ * expressions (a year of a date column is emitted as a key, and the column
+ * it reads need not be): pull_var_clause's Vars, Aggrefs, window functions
+ * and placeholders.
+ */
+typedef struct TargetWalk
+{
+	List	   *group_exprs;
+	List	   *found;
+} TargetWalk;
+
+static bool
+target_walker(Node *n, TargetWalk *w)
+{
+	if (n == NULL)
+		return false;
+	if (IsA(n, Var) || IsA(n, Aggref) || IsA(n, WindowFunc) || IsA(n, PlaceHolderVar))
+	{
+		w->found = lappend(w->found, n);
+		return false;
+	}
+	if (list_member(w->group_exprs, n))
+		return false;
+	return expression_tree_walker(n, target_walker, w);
+}
+
+/*
  * The distinct aggregates of exprs, or NIL when they hold none, or anything
- * else outside them but the GROUP BY columns group_exprs (another column, a
+ * else outside them but the GROUP BY expressions group_exprs (another column, a
  * placeholder, a window function).  With dependents, a column that GROUP BY
  * determines through its table's primary key is added there instead.
  */
 static List *
 target_aggrefs(PlannerInfo *root, List *exprs, List *group_exprs, List **dependents)
 {
-	List	   *found = pull_var_clause((Node *) exprs, PVC_INCLUDE_AGGREGATES |
-										PVC_INCLUDE_WINDOWFUNCS | PVC_INCLUDE_PLACEHOLDERS);
+	TargetWalk	w = {group_exprs, NIL};
 	List	   *aggs = NIL;
 	ListCell   *lc;
 
-	foreach(lc, found)
+	(void) target_walker((Node *) exprs, &w);
+	foreach(lc, w.found)
 	{
 		Node	   *n = lfirst(lc);
 
@@ -472,6 +499,9 @@ seq_scan_of(List *paths, bool partial)
 	{
 		Path	   *p = lfirst(lc);
 
+		/* the scan's columns are read, not the projection onto GROUP BY's expressions */
+		if (IsA(p, ProjectionPath))
+			p = ((ProjectionPath *) p)->subpath;
 		if (p->pathtype == T_SeqScan && p->param_info == NULL && p->parallel_aware == partial)
 			return p;
 	}
@@ -872,6 +902,8 @@ plan_scan_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	foreach(lc, aggs)
 		scan_tlist = lappend(scan_tlist, makeTargetEntry(copyObject(lfirst(lc)), resno++,
 														 NULL, false));
+	scan_tlist = gpuhash_agg_plan_key_columns(keys, group_exprs, list_length(outer->targetlist),
+											  scan_tlist);
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = copyObject(having);
 	cscan->scan.scanrelid = 0;
@@ -923,6 +955,9 @@ plan_gpu_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		cscan->custom_scan_tlist = lappend(cscan->custom_scan_tlist,
 										   makeTargetEntry(copyObject(lfirst(lc)), resno++,
 														   NULL, false));
+	cscan->custom_scan_tlist = gpuhash_agg_plan_key_columns(keys, group_exprs,
+															list_length(outer_tlist),
+															cscan->custom_scan_tlist);
 	/* an anti join's filter applies to each row before it is folded */
 	cscan->custom_exprs = list_concat(cscan->custom_exprs, otherquals);
 	cscan->custom_private = lappend(lappend(cscan->custom_private, specs),

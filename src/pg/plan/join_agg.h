@@ -86,7 +86,20 @@ typedef struct GpuAggInstr
 	int64		value;
 	int			scale;
 	int			leaf;			/* executor: a numeric column's slot in the chunk's decoded columns, or -1 */
+	int			form;			/* a group key: GpuAggKeyForm */
+	int			out;			/* a group key: its column of the scan tuple */
 } GpuAggInstr;
+
+/*
+ * What a group key holds: its column's value, or for EXTRACT(YEAR FROM a
+ * date column) the first day of that date's year (an infinite date stays
+ * itself), emitted as PostgreSQL's extract gives it for that day.
+ */
+typedef enum GpuAggKeyForm
+{
+	GK_COLUMN,
+	GK_YEAR
+} GpuAggKeyForm;
 
 /* the width of a numeric value, and of text, varchar and bpchar group keys */
 #define GPUHASH_NUMERIC (-1)
@@ -122,7 +135,11 @@ typedef struct GpuAggSpec
 /*
  * A group key is one instruction, GO_OUTER or GO_INNER, whose width is 1
  * (bool), 2, 4 (int4, date) or 8; the plan stores the keys as one List of
- * three Integers each: op, width, col.
+ * five Integers each: op, width, col, form (GpuAggKeyForm) and the scan
+ * tuple's column the key is emitted in.  A column key is emitted in its own
+ * column; an expression key in a column of its own after the aggregates',
+ * so that the expression above the node reads the key, not the column it
+ * was computed from.
  *
  * The plan stores each aggregate as a List: kind, restype, argwidth,
  * partial, then five nodes per instruction (op, width, col as Integers, the
@@ -144,6 +161,8 @@ extern bool gpuhash_agg_plan_aggs(List *aggrefs, List *outer_tlist, List *inner_
 								  List **specs);
 extern bool gpuhash_agg_plan_group_keys(List *key_exprs, int ngroup, List *outer_tlist,
 										List *inner_tlist, List **keys);
+extern List *gpuhash_agg_plan_key_columns(List *keys, List *key_exprs, int n_outer,
+										  List *scan_tlist);
 
 #pragma GCC visibility pop
 

@@ -1,0 +1,98 @@
+--
+-- GpuHashAggregate grouping by EXTRACT(YEAR FROM a date column), as TPC-H
+-- q07, q08 and q09 do: the node keys each row by the first day of its
+-- date's year and emits PostgreSQL's own extract of that day, in a column
+-- of its own, so that expressions above it read the year.  NULL dates,
+-- both infinities, dates before Christ and the calendar's ends are among
+-- the values.  Each query is compared, as a multiset, with PostgreSQL's
+-- own plan, serially, in parallel with a Finalize Aggregate, and with the
+-- participants combining the groups.
+--
+\i sql/fold_setup.psql
+
+\i sql/compare.psql
+\i sql/compare_fold.psql
+
+-- does q's plan combine the groups in the participants?
+CREATE FUNCTION pg_temp.combined(q text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE l text; found boolean := false;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    found := found OR l ~ 'Group Combine: by the participants';
+  END LOOP;
+  RETURN found;
+END $$;
+
+CREATE TABLE yf (k int4, d date, amt numeric(12,2), q int4);
+INSERT INTO yf SELECT CASE WHEN i % 11 = 0 THEN NULL ELSE i % 300 END,
+                      CASE WHEN i % 13 = 0 THEN NULL
+                           WHEN i = 100 THEN 'infinity'::date
+                           WHEN i = 102 THEN '-infinity'::date
+                           WHEN i = 106 THEN date '4714-11-24 BC'
+                           WHEN i = 108 THEN date '5874897-12-31'
+                           WHEN i % 97 = 0 THEN date '0044-03-15 BC' - (i % 800)
+                           WHEN i % 89 = 0 THEN date '4713-01-01 BC' + i
+                           WHEN i % 83 = 0 THEN date '5874897-12-31' - i
+                           ELSE date '1992-01-01' + (i * 37) % 2600 END,
+                      CASE WHEN i % 17 = 0 THEN NULL ELSE ((i * 7919) % 100000) / 100.0 END,
+                      i % 50 - 20
+               FROM generate_series(1, 6000) i;
+CREATE TABLE yd (k int4, since date, name text);
+INSERT INTO yd SELECT i, CASE WHEN i % 7 = 0 THEN NULL ELSE date '1999-12-31' + i * 3 END,
+                      'n' || (i % 5)
+               FROM generate_series(0, 299, 2) i;
+CREATE TABLE ye (k int4, region text);
+INSERT INTO ye SELECT i, CASE WHEN i % 3 = 0 THEN 'east' ELSE 'west' END FROM generate_series(0, 9) i;
+ANALYZE yf; ANALYZE yd; ANALYZE ye;
+
+-- serial
+SET max_parallel_workers_per_gather = 0;
+SELECT * FROM pg_temp.plan('SELECT yd.name, extract(year FROM yf.d), sum(yf.amt) FROM yf JOIN yd ON yf.k = yd.k GROUP BY 1, 2');
+SELECT q, pg_temp.same_folded(q) FROM (VALUES
+  ('SELECT extract(year FROM yf.d), count(*), sum(yf.amt), avg(yf.q) FROM yf JOIN yd ON yf.k = yd.k GROUP BY 1'),
+  ('SELECT extract(year FROM yd.since), yd.name, count(*), sum(yf.amt) FROM yf JOIN yd ON yf.k = yd.k GROUP BY 1, 2'),
+  ('SELECT yd.name, extract(year FROM yf.d) AS y, sum(yf.amt * 2), min(yf.q) FROM yf JOIN yd ON yf.k = yd.k GROUP BY yd.name, y HAVING extract(year FROM yf.d) > 1994'),
+  ('SELECT extract(year FROM yf.d) + 1, -extract(year FROM yf.d), max(yf.q) FROM yf JOIN yd ON yf.k = yd.k GROUP BY extract(year FROM yf.d)'),
+  ('SELECT extract(year FROM yf.d), extract(year FROM yd.since), count(*) FROM yf JOIN yd ON yf.k = yd.k GROUP BY 1, 2'),
+  ('SELECT yf.d, extract(year FROM yf.d), count(*), sum(yf.q) FROM yf JOIN yd ON yf.k = yd.k GROUP BY yf.d, extract(year FROM yf.d)'),
+  ('SELECT extract(year FROM yf.d), sum(yf.amt), count(*) FROM yf GROUP BY 1'),
+  ('SELECT extract(year FROM yd.since), count(yf.k), sum(yf.amt) FROM yf RIGHT JOIN yd ON yf.k = yd.k GROUP BY 1'),
+  ('SELECT extract(year FROM yf.d), count(*) FROM yf WHERE EXISTS (SELECT 1 FROM yd WHERE yd.k = yf.k) GROUP BY 1'),
+  ('SELECT ye.region, yd.name, extract(year FROM yf.d), sum(yf.amt * (1 - 0.05)) FROM yf JOIN yd ON yf.k = yd.k JOIN ye ON yd.k % 10 = ye.k
+      WHERE (ye.region = ''east'' AND yd.name = ''n2'') OR (ye.region = ''west'' AND yd.name <> ''n2'') GROUP BY 1, 2, 3')
+) AS c(q);
+-- not folded: other fields, and date_part
+SELECT count(*) AS folded FROM (VALUES
+  ('SELECT extract(month FROM yf.d), count(*) FROM yf JOIN yd ON yf.k = yd.k GROUP BY 1'),
+  ('SELECT date_part(''year'', yf.d), count(*) FROM yf JOIN yd ON yf.k = yd.k GROUP BY 1'),
+  ('SELECT extract(year FROM yf.d + 1), count(*) FROM yf JOIN yd ON yf.k = yd.k GROUP BY 1')
+) AS c(q) WHERE pg_temp.folded(q);
+
+-- the years themselves, in order
+SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off;
+SELECT extract(year FROM yf.d) AS y, count(*) FROM yf JOIN yd ON yf.k = yd.k
+GROUP BY 1 HAVING count(*) < 20 OR extract(year FROM yf.d) IS NULL ORDER BY 1 NULLS FIRST;
+RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
+
+-- parallel: partial states for a Finalize Aggregate
+SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2;
+SELECT * FROM pg_temp.plan('SELECT extract(year FROM yf.d), sum(yf.amt) FROM yf JOIN yd ON yf.k = yd.k GROUP BY 1');
+SELECT q, pg_temp.same_folded(q) FROM (VALUES
+  ('SELECT extract(year FROM yf.d), count(*), sum(yf.amt), avg(yf.q) FROM yf JOIN yd ON yf.k = yd.k GROUP BY 1'),
+  ('SELECT extract(year FROM yd.since), yd.name, count(*), sum(yf.amt) FROM yf JOIN yd ON yf.k = yd.k GROUP BY 1, 2'),
+  ('SELECT extract(year FROM yf.d) * 2, count(*) FROM yf JOIN yd ON yf.k = yd.k GROUP BY extract(year FROM yf.d)'),
+  ('SELECT extract(year FROM yf.d), sum(yf.amt), count(*) FROM yf GROUP BY 1')
+) AS c(q);
+
+-- parallel, the participants combining the groups
+SET cpu_operator_cost = 0.05;
+SELECT q, pg_temp.combined(q) AS combined,
+       pg_temp.same(q) FROM (VALUES
+  ('SELECT yf.k, extract(year FROM yf.d), sum(yf.amt), count(*) FROM yf GROUP BY 1, 2'),
+  ('SELECT yf.q, extract(year FROM yf.d), yd.name, sum(yf.amt) FROM yf JOIN yd ON yf.k = yd.k GROUP BY 1, 2, 3')
+) AS c(q);
+RESET cpu_operator_cost;
+RESET parallel_setup_cost; RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size; RESET max_parallel_workers_per_gather;
+DROP TABLE yf, yd, ye;
