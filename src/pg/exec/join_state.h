@@ -49,6 +49,7 @@ typedef struct GpuJoinStats
 	uint64		kf_bytes;		/* the outer rows' key filter: its size, */
 	uint64		kf_removed;		/* ... the rows it removed, */
 	bool		kf_dropped;		/* ... switched off after its first rows */
+	uint64		repeat_keys;	/* right semi or anti: probe rows whose key was probed already */
 } GpuJoinStats;
 
 typedef enum GpuJoinEmit
@@ -172,6 +173,13 @@ typedef struct GpuJoinState
 	 * marks).
 	 */
 	uint8	   *build_match;
+
+	/*
+	 * ... and, without other join clauses, the keys it probed lately
+	 * (RECENT_KEYS of them, by hash): a probe row whose key is among them
+	 * would only mark the same build rows again.
+	 */
+	struct RecentKeys *recent_keys;
 	GpuRightSemiPhase rs_phase;
 	uint64		rs_pos;			/* the next build row to look at */
 	const Datum *null_inner;	/* left aggregates: a null-extended row's inner columns */

@@ -7,7 +7,8 @@
  * sum, avg, min or max of integer arithmetic on the joined columns, or sum
  * or avg of numeric arithmetic over columns of a declared scale, and the
  * GROUP BY (if any) lists plain int2, int4, int8, date, bool or text
- * columns of either side (agg_compile.c compiles them).  In a parallel plan
+ * columns of either side, or years of date columns (agg_compile.c
+ * compiles them).  In a parallel plan
  * each participant emits its partial states per group, combined by
  * PostgreSQL's Finalize Aggregate above a Gather, or the participants
  * combine the groups themselves; a serial plan emits the results and

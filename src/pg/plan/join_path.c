@@ -658,7 +658,9 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 	QualCost	mc;
 	double		emitted = out_rows;
 	double		build_rows = table_rows(inner, inner_split);
+	double		pairs;
 	double		matches;
+	double		right_pairs = 0;
 
 	if (inner_split)
 		emitted = out_rows / gpuhash_parallel_divisor(inner->parallel_workers);
@@ -670,11 +672,20 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 	 * left join tests every pair, as an inner join does.
 	 */
 	cost_qual_eval(&qc, quals, root);
-	matches = outer->rows * build_rows *
+	pairs = outer->rows * build_rows *
 		(in->hash_sel >= 0 ? in->hash_sel : hash_selectivity(root, keys, outer, inner));
+	matches = pairs;
 	if (jointype == JOIN_SEMI || jointype == JOIN_ANTI)
 		matches = Min(matches, outer->rows);
 	matches = Max(matches, out_rows);
+
+	/*
+	 * A right join's probes make every pair and mark its build row; without
+	 * other clauses a key is probed about once (join_exec.c's recent keys),
+	 * so its pairs are about the build rows its keys reach, once a batch.
+	 */
+	if (GPUHASH_JOIN_IS_RIGHT(jointype))
+		right_pairs = quals == NIL ? Min(pairs, outer->rows + build_rows) : pairs;
 
 	/* what is kept per build row runs once a build row, not once a pair */
 	cost_qual_eval(&mc, memo, root);
@@ -687,7 +698,8 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 					   input_row_cost(root, inner, keys_are_columns(keys, false), false)) + qc.startup;
 	cp->path.total_cost = cp->path.startup_cost + outer->total_cost +
 		outer->rows * in->row_cost + matches * qc.per_tuple + emitted * cpu_tuple_cost +
-		Min(matches, build_rows) * mc.per_tuple - in->read_credit;
+		Min(matches, build_rows) * mc.per_tuple + right_pairs * cpu_operator_cost -
+		in->read_credit;
 	/* a right join's rows come only once every probe row is read */
 	if (GPUHASH_JOIN_IS_RIGHT(jointype))
 		cp->path.startup_cost = cp->path.total_cost - emitted * cpu_tuple_cost;
