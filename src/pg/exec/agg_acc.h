@@ -19,6 +19,7 @@ typedef struct GpuAggAcc
 	int64		best;			/* min or max */
 	Datum		spill;			/* numeric arguments not added fixed-point: their sum, or 0 */
 	bool		have;			/* a non-NULL argument was seen; numeric: a fixed-point one */
+	int16		seen_scale;		/* numeric: the largest display scale added fixed-point */
 } GpuAggAcc;
 
 StaticAssertDecl(sizeof(GpuAggAcc) <= GPUHASH_AGG_ACC_BYTES,
@@ -85,7 +86,7 @@ typedef struct GpuAggScratch
 #ifdef HAVE_INT128
 extern void gpuhash_fixed_chunk(const GpuAggSpec *a, const GpuAggLeaf *leaves, int m,
 								GpuAggScratch *s, const int128 **out, const uint8 **state);
-extern void gpuhash_fixed_add(const GpuAggSpec *a, GpuAggAcc *acc, int128 v,
+extern void gpuhash_fixed_add(const GpuAggSpec *a, GpuAggAcc *acc, int128 v, int scale,
 							  MemoryContext acc_cxt, MemoryContext tmp_cxt);
 extern void gpuhash_fixed_combine(const GpuAggSpec *a, GpuAggAcc *dst, const GpuAggAcc *src,
 								  Datum src_spill, MemoryContext acc_cxt, MemoryContext tmp_cxt);

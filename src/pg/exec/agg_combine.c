@@ -106,7 +106,10 @@ put_acc(StringInfo b, const GpuAggSpec *a, const GpuAggAcc *acc)
 
 		put(b, &acc->wide_sum, sizeof(acc->wide_sum));
 		if (a->argwidth == GPUHASH_NUMERIC)
+		{
 			put(b, &spilled, sizeof(spilled));
+			put(b, &acc->seen_scale, sizeof(acc->seen_scale));
+		}
 		return;
 	}
 #endif
@@ -218,7 +221,10 @@ get_acc(RecordReader *r, const GpuAggSpec *a, GpuAggAcc *acc, bool *spilled)
 	{
 		get(r, &acc->wide_sum, sizeof(acc->wide_sum));
 		if (a->argwidth == GPUHASH_NUMERIC)
+		{
 			get(r, spilled, sizeof(*spilled));
+			get(r, &acc->seen_scale, sizeof(acc->seen_scale));
+		}
 		return;
 	}
 #endif

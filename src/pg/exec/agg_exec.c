@@ -37,6 +37,7 @@
 #include "numeric_fixed.h"
 #include "join_agg.h"
 #include "join_state.h"
+#include "scan_filter.h"
 
 /* rows folded per pass, their buffers on the stack */
 #define FOLD_CHUNK 2048
@@ -51,9 +52,57 @@ is_column(const GpuAggInstr *in)
 	return in->op == GO_OUTER || in->op == GO_INNER;
 }
 
+/*
+ * A numeric argument's program as the planner wrote it: alone, or for a
+ * CASE the program that picks a row's branch followed by each branch's
+ * (join_agg.h).  Each branch becomes a numeric argument of its own, which
+ * the fixed-point fold and PostgreSQL's functions run alike; a's scale is
+ * its largest branch's, as the sum's display scale can be at most that.
+ */
 static void
-agg_setup(GpuJoinState *gj, List *specs, List *keys)
+split_branches(GpuAggSpec *a)
 {
+	int			first = -1;
+	int			b = -1;
+
+	for (int k = 0; k < a->ninstr && first < 0; k++)
+		if (a->prog[k].op == GO_BRANCH)
+			first = k;
+	if (first < 0)
+	{
+		a->scale = a->ninstr > 0 ? a->prog[a->ninstr - 1].scale : 0;
+		return;
+	}
+	for (int k = first; k < a->ninstr; k++)
+		a->nbranches += a->prog[k].op == GO_BRANCH;
+	a->branches = palloc0(a->nbranches * sizeof(GpuAggSpec));
+	a->scale = 0;
+	for (int k = first; k < a->ninstr; k++)
+	{
+		GpuAggSpec *n;
+
+		if (a->prog[k].op == GO_BRANCH)
+		{
+			n = &a->branches[++b];
+			n->kind = a->kind;
+			n->restype = a->restype;
+			n->argwidth = GPUHASH_NUMERIC;
+			n->partial = a->partial;
+			n->shape = GS_PROGRAM;
+			n->scale = a->prog[k].scale;
+			n->prog = &a->prog[k + 1];
+			a->scale = Max(a->scale, n->scale);
+			continue;
+		}
+		a->branches[b].ninstr++;
+	}
+	a->ninstr = first;
+}
+
+static void
+agg_setup(GpuJoinState *gj, List *specs, List *keys, CustomScan *cscan)
+{
+	TupleDesc	scan_desc = NULL;
 	ListCell   *lc;
 	int			i = 0;
 	int			max_depth;
@@ -88,35 +137,71 @@ agg_setup(GpuJoinState *gj, List *specs, List *keys)
 		GpuAggSpec *a = &gj->aggs[i++];
 		int			depth = 0;
 
+		int			first;
+
 		a->kind = intVal(linitial(l));
 		a->restype = intVal(lsecond(l));
 		a->argwidth = intVal(lthird(l));
 		a->partial = intVal(lfourth(l)) != 0;
-		a->ninstr = (list_length(l) - 4) / 5;
+		a->nconds = intVal(list_nth(l, 4));
+		first = 5 + a->nconds;
+		a->ninstr = (list_length(l) - first) / 5;
+		if (a->nconds > 0)
+		{
+			/* the joined row's columns begin the scan tuple */
+			if (scan_desc == NULL)
+			{
+				scan_desc = ExecTypeFromTL(cscan->custom_scan_tlist);
+				gj->cond_values = palloc0(scan_desc->natts * sizeof(Datum));
+				gj->cond_isnull = palloc0(scan_desc->natts * sizeof(bool));
+			}
+			a->conds = palloc(a->nconds * sizeof(GpuhashScanFilter *));
+			for (int k = 0; k < a->nconds; k++)
+			{
+				List	   *rest;
+
+				a->conds[k] = gpuhash_scan_filter_compile(list_make1(list_nth(l, 5 + k)),
+														  scan_desc, &rest);
+				if (a->conds[k] == NULL || rest != NIL)
+					elog(ERROR, "gpuhash: an aggregate's condition cannot be compiled");
+				a->cond_calls |= gpuhash_scan_filter_calls(a->conds[k]);
+			}
+		}
 		a->prog = palloc0(Max(a->ninstr, 1) * sizeof(GpuAggInstr));
 		for (int k = 0; k < a->ninstr; k++)
 		{
 			GpuAggInstr *in = &a->prog[k];
 
-			in->op = intVal(list_nth(l, 4 + 5 * k));
-			in->width = intVal(list_nth(l, 5 + 5 * k));
-			in->col = intVal(list_nth(l, 6 + 5 * k));
-			in->value = pg_strtoint64(strVal(list_nth(l, 7 + 5 * k)));
-			in->scale = intVal(list_nth(l, 8 + 5 * k));
+			in->op = intVal(list_nth(l, first + 5 * k));
+			in->width = intVal(list_nth(l, first + 1 + 5 * k));
+			in->col = intVal(list_nth(l, first + 2 + 5 * k));
+			in->value = pg_strtoint64(strVal(list_nth(l, first + 3 + 5 * k)));
+			in->scale = intVal(list_nth(l, first + 4 + 5 * k));
 			in->leaf = -1;
-			if (a->argwidth == GPUHASH_NUMERIC && (in->op == GO_OUTER || in->op == GO_INNER))
-				in->leaf = add_leaf(gj, in);
-			if (a->argwidth == GPUHASH_NUMERIC)
-			{
-				depth += in->op == GO_OUTER || in->op == GO_INNER || in->op == GO_CONST ? 1 :
-					in->op == GO_NEG ? 0 : -1;
-				max_depth = Max(max_depth, depth);
-			}
 		}
-		a->scale = a->ninstr > 0 ? a->prog[a->ninstr - 1].scale : 0;
 		a->shape = GS_PROGRAM;
 		if (a->argwidth == GPUHASH_NUMERIC)
+		{
+			split_branches(a);
+			for (int b = 0; b < Max(a->nbranches, 1); b++)
+			{
+				GpuAggSpec *n = a->nbranches > 0 ? &a->branches[b] : a;
+
+				depth = 0;
+				for (int k = 0; k < n->ninstr; k++)
+				{
+					GpuAggInstr *in = &n->prog[k];
+
+					if (in->op == GO_OUTER || in->op == GO_INNER)
+						in->leaf = add_leaf(gj, in);
+					depth += in->op == GO_OUTER || in->op == GO_INNER || in->op == GO_CONST ? 1 :
+						in->op == GO_NEG ? 0 : -1;
+					max_depth = Max(max_depth, depth);
+				}
+			}
 			continue;
+		}
+		a->scale = 0;
 		if (a->ninstr == 1 && is_column(&a->prog[0]))
 			a->shape = GS_COLUMN;
 		else if (a->ninstr == 3 && is_column(&a->prog[0]) && is_column(&a->prog[1]) &&
@@ -274,7 +359,7 @@ compare(int cmp, int64 x, int64 y)
  */
 static pg_noinline bool
 eval_program(const GpuAggSpec *a, const Datum *ov, const bool *on, const Datum *iv,
-			 const bool *in, int64 *out)
+			 const bool *in, const bool *truth, int64 *out)
 {
 	int64		st[GPUHASH_AGG_MAX_DEPTH];
 	bool		nl[GPUHASH_AGG_MAX_DEPTH];
@@ -306,6 +391,10 @@ eval_program(const GpuAggSpec *a, const Datum *ov, const bool *on, const Datum *
 			case GO_NULL:
 				nl[sp] = true;
 				st[sp++] = 0;
+				continue;
+			case GO_COND:
+				nl[sp] = false;
+				st[sp++] = truth[ins->col];
 				continue;
 			case GO_CMP:
 				sp--;
@@ -433,10 +522,51 @@ column_value(const GpuAggInstr *ins, const Datum *ov, const bool *on, const Datu
 	return true;
 }
 
+/*
+ * The truths of a's conditions (GO_COND) on one joined row, outer columns
+ * ov/on, inner ones iv/in: its columns as the scan tuple begins, a
+ * by-reference value made a pointer into its store's arena.  A condition
+ * can raise no error and has no effect, so all are evaluated whichever the
+ * row's CASE reaches.
+ */
+static void
+cond_truths(GpuJoinState *gj, const GpuAggSpec *a, const Datum *ov, const bool *on,
+			const Datum *iv, const bool *in, bool *truth)
+{
+	MemoryContext old = a->cond_calls ? MemoryContextSwitchTo(gj->agg_tmp_cxt) : NULL;
+
+	for (int k = 0; k < a->nconds; k++)
+	{
+		const int  *atts;
+		int			n = gpuhash_scan_filter_attrs(a->conds[k], &atts);
+
+		for (int i = 0; i < n; i++)
+		{
+			int			att = atts[i];
+			bool		outer = gj->scan_only || att < gj->n_outer;
+			int			col = outer ? att : att - gj->n_outer;
+			const GpuhashStore *st = outer ? &gj->outer : &gj->inner;
+			Datum		v = outer ? ov[col] : iv[col];
+			bool		null = outer ? on[col] : in[col];
+
+			if (!null && (outer || !gj->inner_in_table) && !st->byval[col])
+				v = PointerGetDatum(st->arena + v);
+			gj->cond_values[att] = v;
+			gj->cond_isnull[att] = null;
+		}
+		truth[k] = gpuhash_scan_filter_pass(a->conds[k], gj->cond_values, gj->cond_isnull);
+	}
+	if (old != NULL)
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(gj->agg_tmp_cxt);
+	}
+}
+
 /* The argument's value on one joined row; false if it is NULL. */
 static inline bool
 eval_arg(const GpuAggSpec *a, const Datum *ov, const bool *on, const Datum *iv,
-		 const bool *in, int64 *out)
+		 const bool *in, const bool *truth, int64 *out)
 {
 	int64		x,
 				y;
@@ -454,7 +584,7 @@ eval_arg(const GpuAggSpec *a, const Datum *ov, const bool *on, const Datum *iv,
 			*out = fit(*out, a->prog[2].width);
 			return true;
 		default:
-			return eval_program(a, ov, on, iv, in, out);
+			return eval_program(a, ov, on, iv, in, truth, out);
 	}
 }
 
@@ -566,11 +696,50 @@ fold_fixed_value(GpuJoinState *gj, const GpuAggSpec *a, GpuAggAcc *acc, uint8 st
 {
 #ifdef HAVE_INT128
 	if (likely(state == LEAF_OK))
-		gpuhash_fixed_add(a, acc, v, acc_cxt, gj->agg_tmp_cxt);
+		gpuhash_fixed_add(a, acc, v, a->scale, acc_cxt, gj->agg_tmp_cxt);
 	else if (state == LEAF_SLOW)
 		gpuhash_fixed_fold_slow(a, acc, row, acc_cxt, gj->agg_tmp_cxt);
 #endif
 }
+
+#ifdef HAVE_INT128
+/*
+ * Fold the value v (state: FixedLeafState) of CASE branch n of a, the
+ * branch a row took, into acc: raised to a's scale, or by PostgreSQL's
+ * functions from that branch where the integers cannot carry it.
+ */
+static inline void
+fold_branch_value(GpuJoinState *gj, const GpuAggSpec *a, const GpuAggSpec *n, GpuAggAcc *acc,
+				  uint8 state, int128 v, const GpuAggRow *row, MemoryContext acc_cxt)
+{
+	if (state == LEAF_OK && n->scale < a->scale &&
+		__builtin_mul_overflow(v, gpuhash_fixed_pow10(a->scale - n->scale), &v))
+		state = LEAF_SLOW;
+	if (likely(state == LEAF_OK))
+		gpuhash_fixed_add(a, acc, v, n->scale, acc_cxt, gj->agg_tmp_cxt);
+	else if (state == LEAF_SLOW)
+		gpuhash_fixed_fold_slow(n, acc, row, acc_cxt, gj->agg_tmp_cxt);
+}
+
+/*
+ * The branch of a numeric CASE (a->nbranches) that one joined row takes,
+ * or NULL where it is the NULL one.
+ */
+static inline const GpuAggSpec *
+row_branch(GpuJoinState *gj, const GpuAggSpec *a, const Datum *ov, const bool *on,
+		   const Datum *iv, const bool *in)
+{
+	bool		truth[GPUHASH_AGG_MAX_CONDS];
+	int64		b;
+
+	if (a->nconds > 0)
+		cond_truths(gj, a, ov, on, iv, in, truth);
+	if (!eval_program(a, ov, on, iv, in, truth, &b) || b < 0 || b >= a->nbranches ||
+		a->branches[b].ninstr == 0)
+		return NULL;
+	return &a->branches[b];
+}
+#endif
 
 /* Fold one joined row into its accumulators accs. */
 static pg_attribute_always_inline void
@@ -578,6 +747,7 @@ fold(GpuJoinState *gj, GpuAggAcc *accs, const Datum *ov, const bool *on, const D
 	 const bool *in)
 {
 	GpuAggRow	row = {ov, on, gj->outer.arena, iv, in, gj->inner.arena};
+	bool		truth[GPUHASH_AGG_MAX_CONDS];
 
 	if (gj->nleaves > 0)
 		decode_row_leaves(gj, &row);
@@ -598,12 +768,25 @@ fold(GpuJoinState *gj, GpuAggAcc *accs, const Datum *ov, const bool *on, const D
 			const int128 *fv;
 			const uint8 *fs;
 
+			if (a->nbranches > 0)
+			{
+				const GpuAggSpec *n = row_branch(gj, a, ov, on, iv, in);
+
+				if (n != NULL)
+				{
+					gpuhash_fixed_chunk(n, gj->leaves, 1, gj->fixed_scratch, &fv, &fs);
+					fold_branch_value(gj, a, n, acc, fs[0], fv[0], &row, acc_context(gj));
+				}
+				continue;
+			}
 			gpuhash_fixed_chunk(a, gj->leaves, 1, gj->fixed_scratch, &fv, &fs);
 			fold_fixed_value(gj, a, acc, fs[0], fv[0], &row, acc_context(gj));
 			continue;
 		}
 #endif
-		if (eval_arg(a, ov, on, iv, in, &v))
+		if (a->nconds > 0)
+			cond_truths(gj, a, ov, on, iv, in, truth);
+		if (eval_arg(a, ov, on, iv, in, truth, &v))
 			add_value(a, acc, v);
 	}
 }
@@ -763,6 +946,7 @@ arg_values(GpuJoinState *gj, const GpuAggSpec *a, const uint32 *orow, const uint
 {
 	int64		y[FOLD_CHUNK];
 	bool		ynull[FOLD_CHUNK];
+	bool		truth[GPUHASH_AGG_MAX_CONDS];
 
 	if (a->shape == GS_PROGRAM)
 	{
@@ -777,7 +961,10 @@ arg_values(GpuJoinState *gj, const GpuAggSpec *a, const uint32 *orow, const uint
 			const bool *inp;
 
 			inner_columns(gj, orow[j], brow ? brow[j] : 0, brow != NULL, iv, in, &ivp, &inp);
-			vnull[j] = !eval_program(a, ov, (const bool *) (ov + os->ncols), ivp, inp, &v[j]);
+			if (a->nconds > 0)
+				cond_truths(gj, a, ov, (const bool *) (ov + os->ncols), ivp, inp, truth);
+			vnull[j] = !eval_program(a, ov, (const bool *) (ov + os->ncols), ivp, inp, truth,
+									 &v[j]);
 		}
 		return;
 	}
@@ -1085,6 +1272,70 @@ decode_leaves(GpuJoinState *gj, const uint32 *orow, const uint64 *brow, int m)
 #endif
 }
 
+#ifdef HAVE_INT128
+/*
+ * fold_fixed_rows for a numeric CASE: each row's branch, then each branch's
+ * program over the chunk (its columns are decoded once for all branches),
+ * folded for the rows that took it.
+ */
+static void
+fold_case_rows(GpuJoinState *gj, int i, const uint32 *orow, const uint64 *brow, int m,
+			   const uint32 *group)
+{
+	const GpuAggSpec *a = &gj->aggs[i];
+	const GpuhashStore *os = &gj->outer;
+	MemoryContext cxt = acc_context(gj);
+	const GpuAggSpec *taken[FOLD_CHUNK];
+
+	for (int j = 0; j < m; j++)
+	{
+		const Datum *ov = store_row(os, orow[j]);
+		Datum		iv[GJ_INLINE_MAX_COLS];
+		bool		in[GJ_INLINE_MAX_COLS];
+		const Datum *ivp;
+		const bool *inp;
+
+		inner_columns(gj, orow[j], brow ? brow[j] : 0, brow != NULL, iv, in, &ivp, &inp);
+		taken[j] = row_branch(gj, a, ov, (const bool *) (ov + os->ncols), ivp, inp);
+	}
+	for (int b = 0; b < a->nbranches; b++)
+	{
+		const GpuAggSpec *n = &a->branches[b];
+		const int128 *v;
+		const uint8 *state;
+		int			j;
+
+		for (j = 0; j < m && taken[j] != n; j++)
+			;
+		if (j == m)
+			continue;
+		gpuhash_fixed_chunk(n, gj->leaves, m, gj->fixed_scratch, &v, &state);
+		for (; j < m; j++)
+		{
+			GpuAggAcc  *acc;
+			GpuAggRow	row = {0};
+			Datum		iv[GJ_INLINE_MAX_COLS];
+			bool		in[GJ_INLINE_MAX_COLS];
+
+			if (taken[j] != n)
+				continue;
+			acc = group ? (GpuAggAcc *) gpuhash_group_acc(gj->groups, group[j]) + i : &gj->acc[i];
+			/* a value of a smaller scale may overflow when raised to a's */
+			if (unlikely(state[j] == LEAF_SLOW || (state[j] == LEAF_OK && n->scale < a->scale)))
+			{
+				row.ov = store_row(os, orow[j]);
+				row.on = (const bool *) (row.ov + os->ncols);
+				row.oarena = os->arena;
+				row.iarena = gj->inner.arena;
+				inner_columns(gj, orow[j], brow ? brow[j] : 0, brow != NULL, iv, in, &row.iv,
+							  &row.in);
+			}
+			fold_branch_value(gj, a, n, acc, state[j], v[j], &row, cxt);
+		}
+	}
+}
+#endif
+
 /*
  * Fold the numeric argument of aggregate i on m joined rows into row j's
  * group (group[j]), or the node's one accumulator without GROUP BY.
@@ -1101,6 +1352,11 @@ fold_fixed_rows(GpuJoinState *gj, int i, const uint32 *orow, const uint64 *brow,
 	const int128 *v;
 	const uint8 *state;
 
+	if (a->nbranches > 0)
+	{
+		fold_case_rows(gj, i, orow, brow, m, group);
+		return;
+	}
 	gpuhash_fixed_chunk(a, gj->leaves, m, gj->fixed_scratch, &v, &state);
 	for (int j = 0; j < m; j++)
 	{
@@ -2143,7 +2399,7 @@ gpuhash_scan_agg_create_state(CustomScan *cscan)
 	gj->css.methods = &scan_agg_exec_methods;
 	gj->jointype = JOIN_INNER;
 	gj->scan_only = true;
-	agg_setup(gj, linitial(cscan->custom_private), lsecond(cscan->custom_private));
+	agg_setup(gj, linitial(cscan->custom_private), lsecond(cscan->custom_private), cscan);
 	gj->agg_combine = intVal(lthird(cscan->custom_private)) != 0;
 	gj->agg_est_groups = strtod(strVal(lfourth(cscan->custom_private)), NULL);
 	/* a partial plan's participants: its workers and the leader (set again by a combine's DSM) */
@@ -2166,7 +2422,7 @@ gpuhash_agg_create_state(CustomScan *cscan)
 
 	gpuhash_join_init_state(gj, cscan, &gpu_agg_exec_methods);
 	agg_setup(gj, list_nth(cscan->custom_private, GJ_PRIV_AGGS),
-			  list_nth(cscan->custom_private, GJ_PRIV_GROUP_KEYS));
+			  list_nth(cscan->custom_private, GJ_PRIV_GROUP_KEYS), cscan);
 	gj->n_row_quals = intVal(list_nth(cscan->custom_private, GJ_PRIV_ROW_QUALS));
 	gj->agg_combine = intVal(list_nth(cscan->custom_private, GJ_PRIV_COMBINE)) != 0;
 	gj->agg_est_groups = strtod(strVal(list_nth(cscan->custom_private, GJ_PRIV_EST_GROUPS)), NULL);

@@ -111,10 +111,27 @@ spill_add(GpuAggAcc *acc, Datum v, MemoryContext acc_cxt)
 		pfree(DatumGetPointer(prev));
 }
 
-/* Add one fixed-point value v (at a's scale) to acc. */
+/*
+ * acc's integer sum as a numeric of the largest display scale among the
+ * values it added: a CASE's branches may have smaller scales than a's,
+ * their values scaled up to a's, and PostgreSQL's sum has the largest
+ * scale of its inputs.  Every value added is a multiple of the power of ten
+ * dropped, so the division is exact.
+ */
+static Datum
+fixed_part(const GpuAggSpec *a, const GpuAggAcc *acc)
+{
+	int128		v = acc->wide_sum;
+
+	if (acc->seen_scale < a->scale)
+		v /= gpuhash_fixed_pow10(a->scale - acc->seen_scale);
+	return gpuhash_fixed_numeric(v, Min(acc->seen_scale, a->scale));
+}
+
+/* Add one fixed-point value v (at a's scale, of display scale scale) to acc. */
 void
-gpuhash_fixed_add(const GpuAggSpec *a, GpuAggAcc *acc, int128 v, MemoryContext acc_cxt,
-				  MemoryContext tmp_cxt)
+gpuhash_fixed_add(const GpuAggSpec *a, GpuAggAcc *acc, int128 v, int scale,
+				  MemoryContext acc_cxt, MemoryContext tmp_cxt)
 {
 	int128		sum;
 
@@ -124,13 +141,14 @@ gpuhash_fixed_add(const GpuAggSpec *a, GpuAggAcc *acc, int128 v, MemoryContext a
 		/* the integer sum is full: carry its old value over as a numeric */
 		MemoryContext old = MemoryContextSwitchTo(tmp_cxt);
 
-		spill_add(acc, gpuhash_fixed_numeric(acc->wide_sum, a->scale), acc_cxt);
+		spill_add(acc, fixed_part(a, acc), acc_cxt);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(tmp_cxt);
 		sum = v;
 	}
 	acc->wide_sum = sum;
 	acc->have = true;
+	acc->seen_scale = Max(acc->seen_scale, scale);
 }
 
 /*
@@ -152,13 +170,14 @@ gpuhash_fixed_combine(const GpuAggSpec *a, GpuAggAcc *dst, const GpuAggAcc *src,
 		{
 			MemoryContext old = MemoryContextSwitchTo(tmp_cxt);
 
-			spill_add(dst, gpuhash_fixed_numeric(dst->wide_sum, a->scale), acc_cxt);
+			spill_add(dst, fixed_part(a, dst), acc_cxt);
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(tmp_cxt);
 			sum = src->wide_sum;
 		}
 		dst->wide_sum = sum;
 		dst->have = true;
+		dst->seen_scale = Max(dst->seen_scale, src->seen_scale);
 	}
 	if (src_spill != (Datum) 0)
 		spill_add(dst, src_spill, acc_cxt);
@@ -288,7 +307,7 @@ gpuhash_fixed_fold_slow(const GpuAggSpec *a, GpuAggAcc *acc, const GpuAggRow *ro
 static Datum
 fixed_total(const GpuAggSpec *a, const GpuAggAcc *acc)
 {
-	Datum		fixed = acc->have ? gpuhash_fixed_numeric(acc->wide_sum, a->scale) : (Datum) 0;
+	Datum		fixed = acc->have ? fixed_part(a, acc) : (Datum) 0;
 
 	if (acc->spill == (Datum) 0)
 		return fixed;
@@ -328,7 +347,7 @@ numeric_sum_state(const GpuAggSpec *a, const GpuAggAcc *acc)
 	pq_begintypsend(&buf);
 	pq_sendint64(&buf, acc->count);
 	gpuhash_numeric_send_var(&buf, total);
-	pq_sendint32(&buf, a->scale);
+	pq_sendint32(&buf, acc->have ? acc->seen_scale : a->scale);
 	pq_sendint64(&buf, acc->have ? acc->count : 0);
 	pq_sendint64(&buf, nan);
 	pq_sendint64(&buf, pinf);

@@ -207,6 +207,8 @@ typedef struct GpuJoinState
 	struct GpuAggSpec *aggs;
 	struct GpuAggAcc *acc;
 	ExprState  *row_qual;		/* anti join's filter on the rows folded */
+	Datum	   *cond_values;	/* the joined row's columns that aggregates' conditions read */
+	bool	   *cond_isnull;
 	int			ngroupkeys;		/* 0: no GROUP BY, one row */
 	struct GpuAggInstr *group_keys;
 	struct GpuAggGroups *groups;

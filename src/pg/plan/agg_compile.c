@@ -2,16 +2,19 @@
  * agg_compile.c - a GpuHashAggregate's aggregates and group keys as the
  * plan carries them (join_agg.h): each aggregate's argument compiled into a
  * small stack program over the joined row's columns (integer and numeric
- * arithmetic, CASE and its conditions), each GROUP BY column located in its
- * side's target list.  What cannot be compiled leaves the aggregation to
- * PostgreSQL (agg_path.c offers no path).
+ * arithmetic, CASE and its conditions, a numeric CASE's branches), each
+ * GROUP BY column (or a date column's year) located in its side's target
+ * list.  What cannot be compiled leaves the aggregation to PostgreSQL
+ * (agg_path.c offers no path).
  */
 #include "gpuhash_pg.h"
 
 #include "access/stratnum.h"
 #include "catalog/pg_aggregate_d.h"
 #include "nodes/makefuncs.h"
+#include "executor/executor.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -91,6 +94,8 @@ typedef struct Compile
 	List	   *prog;			/* the plan's encoding (join_agg.h) */
 	int			depth;
 	int			max_depth;
+	List	   *conds;			/* GO_COND's conditions, over the joined row's columns */
+	TupleDesc	joined;			/* the joined row's columns, made when a condition needs them */
 } Compile;
 
 static void
@@ -379,6 +384,96 @@ compile_condition(Expr *e, Compile *c)
 	return false;
 }
 
+/* A Var of the joined row: outer columns first, then inner ones. */
+typedef struct JoinedVars
+{
+	Compile    *c;
+	bool		ok;
+} JoinedVars;
+
+static Node *
+joined_var(Node *n, JoinedVars *jv)
+{
+	if (n == NULL)
+		return NULL;
+	if (IsA(n, Var))
+	{
+		Var		   *v = (Var *) n;
+		int			col;
+
+		if (v->varlevelsup != 0)
+			jv->ok = false;
+		else if ((col = column_of(jv->c->outer_tlist, v)) < 0 &&
+				 (col = column_of(jv->c->inner_tlist, v)) >= 0)
+			col += list_length(jv->c->outer_tlist);
+		if (!jv->ok || col < 0)
+		{
+			jv->ok = false;
+			return n;
+		}
+		return (Node *) makeVar(1, col + 1, v->vartype, v->vartypmod, v->varcollid, 0);
+	}
+	if (IsA(n, PlaceHolderVar) || IsA(n, Aggref) || IsA(n, SubPlan) || IsA(n, SubLink) ||
+		IsA(n, Param))
+	{
+		jv->ok = false;
+		return n;
+	}
+	return expression_tree_mutator(n, joined_var, jv);
+}
+
+/* the joined row's columns, as the node's scan tuple begins */
+static TupleDesc
+joined_desc(Compile *c)
+{
+	if (c->joined == NULL)
+	{
+		List	   *tlist = NIL;
+		ListCell   *lc;
+		AttrNumber	resno = 1;
+
+		foreach(lc, list_concat_copy(c->outer_tlist, c->inner_tlist))
+			tlist = lappend(tlist, makeTargetEntry(lfirst_node(TargetEntry, lc)->expr, resno++,
+												   NULL, false));
+		c->joined = ExecTypeFromTL(tlist);
+	}
+	return c->joined;
+}
+
+/*
+ * A CASE's WHEN condition: an integer program (compile_condition), or else
+ * one that the direct reader's filter compiles whole over the joined row's
+ * columns (text equality, IN lists and LIKE, numeric comparisons; TPC-H
+ * q12's o_orderpriority = '1-URGENT' OR ..., q14's p_type LIKE 'PROMO%'),
+ * pushed as a truth by GO_COND.  A filter can raise no error and has no
+ * effect, so its conditions may be evaluated before it is known which a
+ * row reaches; NULL is false there, as a WHEN condition takes it.
+ */
+static bool
+compile_when(Expr *e, Compile *c)
+{
+	int			ninstr = list_length(c->prog);
+	int			depth = c->depth;
+	JoinedVars	jv = {c, true};
+	Node	   *cond;
+	List	   *rest;
+
+	if (compile_condition(e, c))
+		return true;
+	c->prog = list_truncate(c->prog, ninstr);
+	c->depth = depth;
+	if (list_length(c->conds) >= GPUHASH_AGG_MAX_CONDS)
+		return false;
+	cond = joined_var((Node *) e, &jv);
+	if (!jv.ok || contain_volatile_functions(cond) ||
+		gpuhash_scan_filter_compile(list_make1(cond), joined_desc(c), &rest) == NULL ||
+		rest != NIL)
+		return false;
+	emit(c, GO_COND, 1, list_length(c->conds), 0, 0, 1);
+	c->conds = lappend(c->conds, cond);
+	return true;
+}
+
 /*
  * CASE WHEN c1 THEN r1 ... ELSE d END as
  *   c1 JUMPF(L1) r1 JUMP(end) L1: c2 JUMPF(L2) r2 JUMP(end) L2: ... d end:
@@ -399,7 +494,7 @@ compile_case(CaseExpr *ce, Compile *c, int width)
 		CaseWhen   *w = lfirst_node(CaseWhen, lc);
 		int			jumpf;
 
-		if (!compile_condition(w->expr, c))
+		if (!compile_when(w->expr, c))
 			return false;
 		jumpf = next_instr(c);
 		emit(c, GO_JUMPF, width, 0, 0, 0, -1);
@@ -512,6 +607,68 @@ compile_numeric(Expr *e, Compile *c, int *scale)
 }
 
 /*
+ * A numeric argument that is a searched CASE (TPC-H q08's and q14's
+ * sum(CASE WHEN ... THEN l_extendedprice * (1 - l_discount) ELSE 0 END)):
+ * the integer program that picks a row's branch, then each branch's
+ * numeric program (join_agg.h); *scale is the largest branch's.  The
+ * conditions are evaluated as compile_case's are; only the branch taken
+ * is folded, and a row the fixed-point integers cannot carry is computed
+ * by PostgreSQL's functions from that branch alone.
+ */
+static bool
+compile_numeric_case(CaseExpr *ce, Compile *c, int *scale)
+{
+	List	   *results = NIL;
+	List	   *to_end = NIL;
+	int			depth = c->depth;
+	int			nbranch;
+	ListCell   *lc;
+
+	if (ce->arg != NULL || ce->casetype != NUMERICOID)
+		return false;
+	foreach(lc, ce->args)
+	{
+		CaseWhen   *w = lfirst_node(CaseWhen, lc);
+		int			jumpf;
+
+		if (!compile_when(w->expr, c))
+			return false;
+		jumpf = next_instr(c);
+		emit(c, GO_JUMPF, 4, 0, 0, 0, -1);
+		emit(c, GO_CONST, 4, 0, list_length(results), 0, 1);
+		to_end = lappend_int(to_end, next_instr(c));
+		emit(c, GO_JUMP, 4, 0, 0, 0, 0);
+		c->depth = depth;
+		patch_jump(c, jumpf, next_instr(c));
+		results = lappend(results, w->result);
+	}
+	emit(c, GO_CONST, 4, 0, list_length(results), 0, 1);
+	foreach(lc, to_end)
+		patch_jump(c, lfirst_int(lc), next_instr(c));
+	results = lappend(results, ce->defresult);
+	c->depth = depth;
+
+	*scale = 0;
+	nbranch = 0;
+	foreach(lc, results)
+	{
+		Expr	   *r = lfirst(lc);
+		int			at = next_instr(c);
+		int			s;
+
+		emit(c, GO_BRANCH, GPUHASH_NUMERIC, nbranch++, 0, -1, 0);
+		if (r == NULL || (IsA(r, Const) && ((Const *) r)->constisnull))
+			continue;
+		if (!compile_numeric(r, c, &s))
+			return false;
+		lfirst(list_nth_cell(c->prog, at * 5 + 4)) = makeInteger(s);
+		*scale = Max(*scale, s);
+		c->depth = depth;
+	}
+	return true;
+}
+
+/*
  * One aggregate as the plan's List (join_agg.h), or NIL when it is not one
  * the node can fold.  Partial states are emitted only for aggregates whose
  * state is a plain integer; sum(int8)'s is an internal type.
@@ -519,7 +676,7 @@ compile_numeric(Expr *e, Compile *c, int *scale)
 static List *
 compile_aggref(Aggref *a, List *outer_tlist, List *inner_tlist)
 {
-	Compile		c = {outer_tlist, inner_tlist, NIL, 0, 0};
+	Compile		c = {outer_tlist, inner_tlist, NIL, 0, 0, NIL, NULL};
 	bool		partial = DO_AGGSPLIT_SKIPFINAL(a->aggsplit);
 	GpuAggKind	kind;
 	Oid			restype = exprType((Node *) a);
@@ -599,7 +756,8 @@ compile_aggref(Aggref *a, List *outer_tlist, List *inner_tlist)
 			int			scale;
 
 			argwidth = GPUHASH_NUMERIC;
-			if (!compile_numeric(arg, &c, &scale))
+			if (IsA(arg, CaseExpr) ? !compile_numeric_case((CaseExpr *) arg, &c, &scale) :
+				!compile_numeric(arg, &c, &scale))
 				return NIL;
 		}
 		else if (date_arg)
@@ -647,9 +805,9 @@ compile_aggref(Aggref *a, List *outer_tlist, List *inner_tlist)
 		want = INT8OID;
 	if (restype != want)
 		return NIL;
-	spec = list_make4(makeInteger(kind), makeInteger(restype), makeInteger(argwidth),
-					  makeInteger(partial));
-	return list_concat(spec, c.prog);
+	spec = list_make5(makeInteger(kind), makeInteger(restype), makeInteger(argwidth),
+					  makeInteger(partial), makeInteger(list_length(c.conds)));
+	return list_concat(list_concat(spec, c.conds), c.prog);
 }
 
 /*

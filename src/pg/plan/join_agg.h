@@ -26,6 +26,9 @@
 /* deepest evaluation stack an argument may need */
 #define GPUHASH_AGG_MAX_DEPTH 16
 
+/* conditions an aggregate's CASE may leave to the direct reader's filter, at most */
+#define GPUHASH_AGG_MAX_CONDS 64
+
 /* group key columns at most: their NULL flags fit one byte */
 #define GPUHASH_AGG_MAX_KEYS 8
 
@@ -60,7 +63,9 @@ typedef enum GpuAggOp
 	GO_NOT,
 	GO_ISNULL,					/* the top becomes whether it is NULL (value 0) or not (1) */
 	GO_JUMPF,					/* pop; unless it is true, go on at instruction col */
-	GO_JUMP						/* go on at instruction col */
+	GO_JUMP,					/* go on at instruction col */
+	GO_COND,					/* push the truth of the aggregate's condition col */
+	GO_BRANCH					/* a numeric CASE: branch col's program follows */
 } GpuAggOp;
 
 typedef enum GpuAggCmp
@@ -130,6 +135,11 @@ typedef struct GpuAggSpec
 	bool		partial;		/* emit the transition state, not the result */
 	int			ninstr;
 	GpuAggInstr *prog;
+	int			nconds;			/* GO_COND's conditions, compiled (scan_filter.h) */
+	struct GpuhashScanFilter **conds;
+	bool		cond_calls;		/* ... some of which call functions that may allocate */
+	int			nbranches;		/* a numeric CASE: prog picks one of these (ninstr 0: NULL) */
+	struct GpuAggSpec *branches;
 } GpuAggSpec;
 
 /*
@@ -142,13 +152,22 @@ typedef struct GpuAggSpec
  * was computed from.
  *
  * The plan stores each aggregate as a List: kind, restype, argwidth,
- * partial, then five nodes per instruction (op, width, col as Integers, the
- * value as a String, since an Integer holds only 32 bits, and the scale).
+ * partial, the number of its conditions, the conditions, then five nodes per
+ * instruction (op, width, col as Integers, the value as a String, since an
+ * Integer holds only 32 bits, and the scale).  A condition (GO_COND) is a
+ * boolean expression whose Vars number the joined row's columns, the outer
+ * side's and then the inner side's, as the node's scan tuple begins; the
+ * direct reader's filter compiles it (scan_filter.c), and it is evaluated
+ * on each row the aggregate folds.
  *
  * A numeric argument is a program of its own kind: its columns are numeric
  * ones of a declared scale, or integer ones cast to numeric (width 2, 4, 8,
  * scale 0), and its constants are fixed-point values; it runs in 128-bit
- * integers (agg_fixed.c).
+ * integers (agg_fixed.c).  A numeric argument that is a CASE is an integer
+ * program giving the number of the branch a row takes (its WHEN conditions,
+ * then the branch numbers as constants), then per branch GO_BRANCH (col:
+ * its number, scale: its display scale, or -1 for a NULL result) and the
+ * branch's numeric program.
  */
 
 /* agg_path.c */
