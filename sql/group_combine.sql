@@ -40,7 +40,9 @@ CREATE TABLE cb_dim (id int4, name text, w numeric(10,3));
 INSERT INTO cb_dim SELECT i, 'n' || (i % 97), i / 7.0 FROM generate_series(0, 19999) i;
 ANALYZE cb_fact; ANALYZE cb_dim;
 
--- parallel, with folding dear enough that the participants share it
+-- parallel, with folding dear enough that the participants share it, and
+-- however few groups the planner expects (gpuhash.group_combine_min_groups)
+SET gpuhash.group_combine_min_groups = 0;
 SET parallel_setup_cost = 0; SET cpu_operator_cost = 0.05;
 SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2;
 SELECT * FROM pg_temp.plan('SELECT k, sum(q), count(*) FROM cb_fact GROUP BY k HAVING sum(q) > 10');
@@ -90,6 +92,11 @@ RESET gpuhash.enable_group_combine;
 
 -- a handful of groups stays with the Finalize Aggregate
 SELECT pg_temp.combined('SELECT b, sum(q) FROM cb_fact GROUP BY b') AS combined_few_groups;
+-- and so do fewer groups than gpuhash.group_combine_min_groups: t's 37 by b's 2
+SELECT pg_temp.combined('SELECT t, b, sum(q), count(*) FROM cb_fact GROUP BY t, b') AS combined_any_groups;
+RESET gpuhash.group_combine_min_groups;
+SELECT pg_temp.combined('SELECT t, b, sum(q), count(*) FROM cb_fact GROUP BY t, b') AS combined_below_min_groups;
+SET gpuhash.group_combine_min_groups = 0;
 
 -- combined by the participants where the planner saw ten groups and a
 -- partition holds thousands: a partition past hash_mem is split again (its

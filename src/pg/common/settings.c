@@ -50,6 +50,7 @@ bool		gpuhash_overlap_probes = true;
 bool		gpuhash_enable_aggregate = true;
 bool		gpuhash_enable_scan_aggregate = true;
 bool		gpuhash_enable_group_combine = true;
+int			gpuhash_group_combine_min_groups = 10000;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUHASH_DEVICE_AUTO, false},
@@ -221,6 +222,12 @@ static const Setting settings[] = {
 		"Each participant writes its groups to temporary files by partition "
 		"and then emits the final values of the partitions it combines.",
 		&gpuhash_enable_group_combine, 1, 0, 0, PGC_USERSET, 0, NULL},
+	{"gpuhash.group_combine_min_groups", SETTING_INT,
+		"Fewest groups, as estimated, that the participants of a parallel "
+		"GpuHashAggregate combine themselves.",
+		"Fewer stay with a Finalize Aggregate above the Gather: the files and "
+		"the barrier of combining cost tens of milliseconds.",
+		&gpuhash_group_combine_min_groups, 10000, 0, INT_MAX, PGC_USERSET, 0, NULL},
 };
 
 /* whether this process has yet to read its leader's values */

@@ -866,8 +866,8 @@ dependent_key_width(Oid type)
  * q08 and q09): v, or NULL when e is not that.  Only the field name the
  * parser writes for EXTRACT(YEAR ...) is taken; others are PostgreSQL's.
  */
-static Var *
-year_of_date(Expr *e)
+Var *
+gpuhash_agg_year_of_date(Expr *e)
 {
 	FuncExpr   *f = (FuncExpr *) e;
 	Const	   *field;
@@ -907,7 +907,7 @@ gpuhash_agg_plan_group_keys(List *key_exprs, int ngroup, List *outer_tlist, List
 		int			col;
 
 		if (!IsA(v, Var) && foreach_current_index(lc) < ngroup &&
-			(v = year_of_date(lfirst(lc))) != NULL)
+			(v = gpuhash_agg_year_of_date(lfirst(lc))) != NULL)
 			form = GK_YEAR;
 		if (v == NULL || !IsA(v, Var) || v->varlevelsup != 0)
 			return false;

@@ -21,6 +21,7 @@
 #include "access/table.h"
 #include "catalog/pg_aggregate_d.h"
 #include "catalog/pg_constraint.h"
+#include "catalog/pg_statistic.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -36,6 +37,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/date.h"
 #include "utils/selfuncs.h"
 
 #include "join_agg.h"
@@ -285,7 +287,73 @@ static int	n_shape_memo;
 static RelOptInfo *quals_memo_rel;	/* scan_quals_compile's rel, or NULL */
 static bool quals_memo;
 
-/* estimate_num_groups, remembered for this call of the hook */
+/*
+ * The years a date column v spans, by its statistics: at most its distinct
+ * values, and the years between its histogram's ends; -1 without them.
+ * estimate_num_groups takes EXTRACT(YEAR FROM v) to have as many values as
+ * v, TPC-H q08's 2 406 dates for its 2 years.
+ */
+static double
+years_of(PlannerInfo *root, Var *v)
+{
+	VariableStatData vd;
+	AttStatsSlot sslot;
+	bool		isdefault;
+	double		nd;
+	double		years = -1;
+
+	examine_variable(root, (Node *) v, 0, &vd);
+	nd = get_variable_numdistinct(&vd, &isdefault);
+	if (!isdefault && HeapTupleIsValid(vd.statsTuple) &&
+		get_attstatsslot(&sslot, vd.statsTuple, STATISTIC_KIND_HISTOGRAM, InvalidOid,
+						 ATTSTATSSLOT_VALUES))
+	{
+		if (sslot.nvalues >= 2)
+		{
+			DateADT		lo = DatumGetDateADT(sslot.values[0]);
+			DateADT		hi = DatumGetDateADT(sslot.values[sslot.nvalues - 1]);
+
+			if (!DATE_NOT_FINITE(lo) && !DATE_NOT_FINITE(hi))
+				years = Min(nd, floor((double) (hi - lo) / 365.25) + 2);
+		}
+		free_attstatsslot(&sslot);
+	}
+	ReleaseVariableStats(vd);
+	return years;
+}
+
+/*
+ * estimate_num_groups, with a year of a date column (a group key of the
+ * node's own) counted as the years the column spans.
+ */
+static double
+estimate_groups(PlannerInfo *root, List *exprs, double rows)
+{
+	List	   *rest = NIL;
+	double		years = 1;
+	bool		found = false;
+	ListCell   *lc;
+
+	foreach(lc, exprs)
+	{
+		Var		   *v = IsA(lfirst(lc), Var) ? NULL : gpuhash_agg_year_of_date(lfirst(lc));
+		double		y = v != NULL ? years_of(root, v) : -1;
+
+		if (y > 0)
+		{
+			years *= y;
+			found = true;
+		}
+		else
+			rest = lappend(rest, lfirst(lc));
+	}
+	if (!found)
+		return estimate_num_groups(root, exprs, rows, NULL, NULL);
+	return clamp_row_est(Min(rows, years * (rest == NIL ? 1.0 :
+											estimate_num_groups(root, rest, rows, NULL, NULL))));
+}
+
+/* estimate_groups, remembered for this call of the hook */
 static double
 num_groups(PlannerInfo *root, List *exprs, double rows)
 {
@@ -294,7 +362,7 @@ num_groups(PlannerInfo *root, List *exprs, double rows)
 	for (int i = 0; i < n_groups_memo; i++)
 		if (groups_memo[i].exprs == exprs && groups_memo[i].rows == rows)
 			return groups_memo[i].groups;
-	groups = estimate_num_groups(root, exprs, rows, NULL, NULL);
+	groups = estimate_groups(root, exprs, rows);
 	if (n_groups_memo < AGG_MEMO_SIZE)
 		groups_memo[n_groups_memo++] = (GroupsMemo) {exprs, rows, groups};
 	return groups;
@@ -785,15 +853,23 @@ add_combined_aggs(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_
 		if (!join->path.parallel_aware || !aggs_compile_for(shape, join))
 			continue;
 		out = combined_groups(root, shape, &join->path, &total, &mine);
+		/*
+		 * Fewer groups stay with a Finalize Aggregate: a partition's file a
+		 * participant, made and removed, took 50-80 ms in all for TPC-H q08's
+		 * handful of groups (run 164), more than passing their partial states
+		 * through the Gather, and within the 1 % that add_path takes for a tie.
+		 */
+		if (total < gpuhash_group_combine_min_groups)
+			continue;
 		add_combined(root, grouped_rel,
 					 make_agg_path(root, grouped_rel, join, grouped_rel->reltarget, shape, out,
 								   false),
 					 shape, total, mine, AGG_PRIV_COMBINE, AGG_PRIV_GROUPS);
 	}
 	scan = seq_scan_of(input_rel->partial_pathlist, true);
-	if (scan != NULL && scan_agg_allowed(root, input_rel, shape) && aggs_compile_for_scan(shape, scan))
+	if (scan != NULL && scan_agg_allowed(root, input_rel, shape) && aggs_compile_for_scan(shape, scan) &&
+		(out = combined_groups(root, shape, scan, &total, &mine), total >= gpuhash_group_combine_min_groups))
 	{
-		out = combined_groups(root, shape, scan, &total, &mine);
 		add_combined(root, grouped_rel,
 					 make_scan_agg_path(root, grouped_rel, input_rel, scan, grouped_rel->reltarget,
 										shape, out, false),

@@ -180,6 +180,7 @@ extern bool gpuhash_agg_plan_aggs(List *aggrefs, List *outer_tlist, List *inner_
 								  List **specs);
 extern bool gpuhash_agg_plan_group_keys(List *key_exprs, int ngroup, List *outer_tlist,
 										List *inner_tlist, List **keys);
+extern Var *gpuhash_agg_year_of_date(Expr *e);
 extern List *gpuhash_agg_plan_key_columns(List *keys, List *key_exprs, int n_outer,
 										  List *scan_tlist);
 
