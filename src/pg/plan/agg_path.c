@@ -489,7 +489,7 @@ partial_paths_aside(RelOptInfo *rel)
  * 0.30 s becoming 1.02 s).
  */
 static List *
-join_paths_of_rel(RelOptInfo *rel, bool partial)
+join_paths_of(RelOptInfo *rel, bool partial)
 {
 	List	   *serial = kept_join_paths(rel, false);
 	List	   *parallel = kept_join_paths(rel, true);
@@ -501,32 +501,6 @@ join_paths_of_rel(RelOptInfo *rel, bool partial)
 		return partial_paths_aside(rel);
 	}
 	return gpuhash_join_paths_of(rel, partial);
-}
-
-/*
- * join_paths_of_rel's, less those whose outer side is one of PostgreSQL's
- * joins: the node then reads that join's rows one at a time, as PostgreSQL's
- * aggregation would, and only the aggregation is saved.  TPC-H q08's fold
- * over its Parallel Hash Join (the build side nation's 25 rows) ran 0.663 s
- * against 0.589 s for the same joins under PostgreSQL's aggregation (run 166).
- */
-static List *
-join_paths_of(RelOptInfo *rel, bool partial)
-{
-	List	   *paths = NIL;
-	ListCell   *lc;
-
-	foreach(lc, join_paths_of_rel(rel, partial))
-	{
-		CustomPath *join = lfirst(lc);
-		Path	   *outer = linitial(join->custom_paths);
-
-		if (IsA(outer, ProjectionPath))
-			outer = ((ProjectionPath *) outer)->subpath;
-		if (!IsA(outer, HashPath) && !IsA(outer, NestPath) && !IsA(outer, MergePath))
-			paths = lappend(paths, join);
-	}
-	return paths;
 }
 
 /*
