@@ -15,6 +15,8 @@
 
 \i sql/compare.psql
 \i sql/compare_fold.psql
+-- q08's shape groups by a year
+SET gpuhash.fold_year_keys = on;
 
 -- a fact side: NULLs, a NaN, values whose products pass 128 bits, labels;
 -- a dimension: types with a text prefix, priorities, nations (some NULL)

@@ -13,6 +13,8 @@
 \i sql/compare.psql
 -- the participants combine the groups however few the planner expects
 SET gpuhash.group_combine_min_groups = 0;
+-- years fold only when asked for (gpuhash.fold_year_keys, off; checked at the end)
+SET gpuhash.fold_year_keys = on;
 \i sql/compare_fold.psql
 
 -- does q's plan combine the groups in the participants?
@@ -97,4 +99,8 @@ SELECT q, pg_temp.combined(q) AS combined,
 RESET cpu_operator_cost;
 RESET parallel_setup_cost; RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size; RESET max_parallel_workers_per_gather;
+RESET gpuhash.fold_year_keys;
+SELECT pg_temp.folded('SELECT extract(year FROM yf.d), count(*), sum(yf.amt) FROM yf JOIN yd ON yf.k = yd.k GROUP BY 1') AS folded_when_off;
+SET gpuhash.fold_year_keys = on;
+SELECT pg_temp.folded('SELECT extract(year FROM yf.d), count(*), sum(yf.amt) FROM yf JOIN yd ON yf.k = yd.k GROUP BY 1') AS folded_when_on;
 DROP TABLE yf, yd, ye;

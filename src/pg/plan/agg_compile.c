@@ -21,6 +21,7 @@
 #include "utils/lsyscache.h"
 
 #include "join_agg.h"
+#include "join_node.h"
 #include "numeric_fixed.h"
 #include "scan_filter.h"
 
@@ -906,7 +907,7 @@ gpuhash_agg_plan_group_keys(List *key_exprs, int ngroup, List *outer_tlist, List
 		int			form = GK_COLUMN;
 		int			col;
 
-		if (!IsA(v, Var) && foreach_current_index(lc) < ngroup &&
+		if (!IsA(v, Var) && foreach_current_index(lc) < ngroup && gpuhash_fold_year_keys &&
 			(v = gpuhash_agg_year_of_date(lfirst(lc))) != NULL)
 			form = GK_YEAR;
 		if (v == NULL || !IsA(v, Var) || v->varlevelsup != 0)

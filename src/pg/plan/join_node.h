@@ -87,6 +87,7 @@ extern bool gpuhash_enable_aggregate;
 extern bool gpuhash_enable_scan_aggregate;
 extern bool gpuhash_enable_group_combine;
 extern int	gpuhash_group_combine_min_groups;
+extern bool gpuhash_fold_year_keys;
 
 extern bool gpuhash_is_join_path(Path *path);
 extern bool gpuhash_join_below(Path *path, bool any_device);
