@@ -85,14 +85,6 @@ SELECT q, pg_temp.same_folded(q) FROM (VALUES
 
 -- parallel, the participants combining the groups (written out past hash_mem)
 SET cpu_operator_cost = 0.05; SET work_mem = '256kB';
-CREATE FUNCTION pg_temp.combined(q text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE l text; found boolean := false;
-BEGIN
-  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    found := found OR l ~ 'Group Combine: by the participants';
-  END LOOP;
-  RETURN found;
-END $$;
 SELECT q, pg_temp.combined(q) AS combined, pg_temp.same(q) FROM (VALUES
   ('SELECT nf.price, nd.pri, sum(CASE WHEN nd.pri = ''1-URGENT'' THEN nf.price * nf.disc ELSE 0 END), sum(CASE WHEN nd.nation = ''PERU'' THEN nf.big END) FROM nf JOIN nd ON nf.k = nd.k GROUP BY 1, 2')
 ) AS c(q);

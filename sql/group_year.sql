@@ -17,15 +17,6 @@ SET gpuhash.group_combine_min_groups = 0;
 SET gpuhash.fold_year_keys = on;
 \i sql/compare_fold.psql
 
--- does q's plan combine the groups in the participants?
-CREATE FUNCTION pg_temp.combined(q text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE l text; found boolean := false;
-BEGIN
-  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    found := found OR l ~ 'Group Combine: by the participants';
-  END LOOP;
-  RETURN found;
-END $$;
 
 CREATE TABLE yf (k int4, d date, amt numeric(12,2), q int4);
 INSERT INTO yf SELECT CASE WHEN i % 11 = 0 THEN NULL ELSE i % 300 END,

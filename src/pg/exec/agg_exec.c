@@ -863,6 +863,23 @@ inner_columns(GpuJoinState *gj, uint64 orow, uint64 brow, bool matched, Datum *i
 	}
 }
 
+/*
+ * Joined row j of a chunk (outer row orow[j], build row brow[j] or none)
+ * as the stores hold it; iv/in: room for inner columns kept in the table.
+ */
+static inline void
+chunk_row(GpuJoinState *gj, const uint32 *orow, const uint64 *brow, int j, GpuAggRow *row,
+		  Datum *iv, bool *in)
+{
+	const GpuhashStore *os = &gj->outer;
+
+	row->ov = store_row(os, orow[j]);
+	row->on = (const bool *) (row->ov + os->ncols);
+	row->oarena = os->arena;
+	row->iarena = gj->inner.arena;
+	inner_columns(gj, orow[j], brow ? brow[j] : 0, brow != NULL, iv, in, &row->iv, &row->in);
+}
+
 /* d's low width bytes as a signed integer, without a branch on width */
 static inline int64
 sign_extend(uint64 d, int width)
@@ -950,21 +967,16 @@ arg_values(GpuJoinState *gj, const GpuAggSpec *a, const uint32 *orow, const uint
 
 	if (a->shape == GS_PROGRAM)
 	{
-		const GpuhashStore *os = &gj->outer;
-
 		for (int j = 0; j < m; j++)
 		{
-			const Datum *ov = store_row(os, orow[j]);
+			GpuAggRow	r;
 			Datum		iv[GJ_INLINE_MAX_COLS];
 			bool		in[GJ_INLINE_MAX_COLS];
-			const Datum *ivp;
-			const bool *inp;
 
-			inner_columns(gj, orow[j], brow ? brow[j] : 0, brow != NULL, iv, in, &ivp, &inp);
+			chunk_row(gj, orow, brow, j, &r, iv, in);
 			if (a->nconds > 0)
-				cond_truths(gj, a, ov, (const bool *) (ov + os->ncols), ivp, inp, truth);
-			vnull[j] = !eval_program(a, ov, (const bool *) (ov + os->ncols), ivp, inp, truth,
-									 &v[j]);
+				cond_truths(gj, a, r.ov, r.on, r.iv, r.in, truth);
+			vnull[j] = !eval_program(a, r.ov, r.on, r.iv, r.in, truth, &v[j]);
 		}
 		return;
 	}
@@ -1283,20 +1295,17 @@ fold_case_rows(GpuJoinState *gj, int i, const uint32 *orow, const uint64 *brow, 
 			   const uint32 *group)
 {
 	const GpuAggSpec *a = &gj->aggs[i];
-	const GpuhashStore *os = &gj->outer;
 	MemoryContext cxt = acc_context(gj);
 	const GpuAggSpec *taken[FOLD_CHUNK];
 
 	for (int j = 0; j < m; j++)
 	{
-		const Datum *ov = store_row(os, orow[j]);
+		GpuAggRow	r;
 		Datum		iv[GJ_INLINE_MAX_COLS];
 		bool		in[GJ_INLINE_MAX_COLS];
-		const Datum *ivp;
-		const bool *inp;
 
-		inner_columns(gj, orow[j], brow ? brow[j] : 0, brow != NULL, iv, in, &ivp, &inp);
-		taken[j] = row_branch(gj, a, ov, (const bool *) (ov + os->ncols), ivp, inp);
+		chunk_row(gj, orow, brow, j, &r, iv, in);
+		taken[j] = row_branch(gj, a, r.ov, r.on, r.iv, r.in);
 	}
 	for (int b = 0; b < a->nbranches; b++)
 	{
@@ -1322,14 +1331,7 @@ fold_case_rows(GpuJoinState *gj, int i, const uint32 *orow, const uint64 *brow, 
 			acc = group ? (GpuAggAcc *) gpuhash_group_acc(gj->groups, group[j]) + i : &gj->acc[i];
 			/* a value of a smaller scale may overflow when raised to a's */
 			if (unlikely(state[j] == LEAF_SLOW || (state[j] == LEAF_OK && n->scale < a->scale)))
-			{
-				row.ov = store_row(os, orow[j]);
-				row.on = (const bool *) (row.ov + os->ncols);
-				row.oarena = os->arena;
-				row.iarena = gj->inner.arena;
-				inner_columns(gj, orow[j], brow ? brow[j] : 0, brow != NULL, iv, in, &row.iv,
-							  &row.in);
-			}
+				chunk_row(gj, orow, brow, j, &row, iv, in);
 			fold_branch_value(gj, a, n, acc, state[j], v[j], &row, cxt);
 		}
 	}
@@ -1346,9 +1348,7 @@ fold_fixed_rows(GpuJoinState *gj, int i, const uint32 *orow, const uint64 *brow,
 {
 #ifdef HAVE_INT128
 	const GpuAggSpec *a = &gj->aggs[i];
-	const GpuhashStore *os = &gj->outer;
 	MemoryContext cxt = acc_context(gj);
-
 	const int128 *v;
 	const uint8 *state;
 
@@ -1367,15 +1367,9 @@ fold_fixed_rows(GpuJoinState *gj, int i, const uint32 *orow, const uint64 *brow,
 		Datum		iv[GJ_INLINE_MAX_COLS];
 		bool		in[GJ_INLINE_MAX_COLS];
 
+		/* NaN, or too wide for 128 bits: the row again, by numeric functions */
 		if (unlikely(state[j] == LEAF_SLOW))
-		{
-			/* NaN, or too wide for 128 bits: the row again, by numeric functions */
-			row.ov = store_row(os, orow[j]);
-			row.on = (const bool *) (row.ov + os->ncols);
-			row.oarena = os->arena;
-			row.iarena = gj->inner.arena;
-			inner_columns(gj, orow[j], brow ? brow[j] : 0, brow != NULL, iv, in, &row.iv, &row.in);
-		}
+			chunk_row(gj, orow, brow, j, &row, iv, in);
 		fold_fixed_value(gj, a, acc, state[j], v[j], &row, cxt);
 	}
 #else

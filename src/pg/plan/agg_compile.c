@@ -186,7 +186,7 @@ compile_int_or_null(Const *k, Compile *c, int width)
 		compile_int_const(k, c, width);
 }
 
-static bool compile_case(CaseExpr *ce, Compile *c, int width);
+static bool compile_case(CaseExpr *ce, Compile *c, int width, bool numbered);
 
 static bool
 compile_expr(Expr *e, Compile *c)
@@ -207,7 +207,7 @@ compile_expr(Expr *e, Compile *c)
 		return true;
 	}
 	if (IsA(e, CaseExpr))
-		return compile_case((CaseExpr *) e, c, width);
+		return compile_case((CaseExpr *) e, c, width, false);
 	if (!call_of(e, &fn, &args))
 		return false;
 	if (!function_op(fn, &op) || list_length(args) != (op == GO_NEG || op == GO_CAST ? 1 : 2))
@@ -476,13 +476,28 @@ compile_when(Expr *e, Compile *c)
 }
 
 /*
+ * A CASE branch's result: its integer program, or with number >= 0 the
+ * constant number (compile_numeric_case's branch numbers).
+ */
+static bool
+compile_result(Expr *r, Compile *c, int width, int number)
+{
+	if (number >= 0)
+	{
+		emit(c, GO_CONST, width, 0, number, 0, 1);
+		return true;
+	}
+	return r != NULL && int_width(exprType((Node *) r)) == width && compile_expr(r, c);
+}
+
+/*
  * CASE WHEN c1 THEN r1 ... ELSE d END as
  *   c1 JUMPF(L1) r1 JUMP(end) L1: c2 JUMPF(L2) r2 JUMP(end) L2: ... d end:
  * Each branch leaves one value, so the depth after a branch is restored
- * before the next.
+ * before the next.  numbered: each ri is i, d the number of WHENs.
  */
 static bool
-compile_case(CaseExpr *ce, Compile *c, int width)
+compile_case(CaseExpr *ce, Compile *c, int width, bool numbered)
 {
 	List	   *to_end = NIL;
 	ListCell   *lc;
@@ -499,15 +514,14 @@ compile_case(CaseExpr *ce, Compile *c, int width)
 			return false;
 		jumpf = next_instr(c);
 		emit(c, GO_JUMPF, width, 0, 0, 0, -1);
-		if (int_width(exprType((Node *) w->result)) != width || !compile_expr(w->result, c))
+		if (!compile_result(w->result, c, width, numbered ? foreach_current_index(lc) : -1))
 			return false;
 		to_end = lappend_int(to_end, next_instr(c));
 		emit(c, GO_JUMP, width, 0, 0, 0, 0);
 		c->depth = depth;
 		patch_jump(c, jumpf, next_instr(c));
 	}
-	if (ce->defresult == NULL || int_width(exprType((Node *) ce->defresult)) != width ||
-		!compile_expr(ce->defresult, c))
+	if (!compile_result(ce->defresult, c, width, numbered ? list_length(ce->args) : -1))
 		return false;
 	foreach(lc, to_end)
 		patch_jump(c, lfirst_int(lc), next_instr(c));
@@ -620,32 +634,14 @@ static bool
 compile_numeric_case(CaseExpr *ce, Compile *c, int *scale)
 {
 	List	   *results = NIL;
-	List	   *to_end = NIL;
 	int			depth = c->depth;
 	int			nbranch;
 	ListCell   *lc;
 
-	if (ce->arg != NULL || ce->casetype != NUMERICOID)
+	if (ce->casetype != NUMERICOID || !compile_case(ce, c, 4, true))
 		return false;
 	foreach(lc, ce->args)
-	{
-		CaseWhen   *w = lfirst_node(CaseWhen, lc);
-		int			jumpf;
-
-		if (!compile_when(w->expr, c))
-			return false;
-		jumpf = next_instr(c);
-		emit(c, GO_JUMPF, 4, 0, 0, 0, -1);
-		emit(c, GO_CONST, 4, 0, list_length(results), 0, 1);
-		to_end = lappend_int(to_end, next_instr(c));
-		emit(c, GO_JUMP, 4, 0, 0, 0, 0);
-		c->depth = depth;
-		patch_jump(c, jumpf, next_instr(c));
-		results = lappend(results, w->result);
-	}
-	emit(c, GO_CONST, 4, 0, list_length(results), 0, 1);
-	foreach(lc, to_end)
-		patch_jump(c, lfirst_int(lc), next_instr(c));
+		results = lappend(results, lfirst_node(CaseWhen, lc)->result);
 	results = lappend(results, ce->defresult);
 	c->depth = depth;
 
