@@ -16,15 +16,25 @@
  * uint8 NULL mask, an int64 per integer key, each aggregate's fields, then a
  * uint32 length and the bytes of each non-NULL text key and of each numeric
  * sum.
+ *
+ * The end of the file is the node's side of it, called from agg_exec.c's
+ * loop: where the participants combine the groups, each joins the others
+ * at the spill's barrier before reading a row, writes the rest of its
+ * groups once every row is folded and waits for the others; then, as
+ * serially over private files, partitions are claimed and combined until
+ * none is left.
  */
 #include "gpuhash_pg.h"
 
+#include "access/parallel.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
+#include "utils/wait_event.h"
 
 #include "agg_acc.h"
 #include "agg_combine.h"
+#include "agg_exec.h"
 #include "agg_groups.h"
 #include "agg_spill.h"
 #include "join_state.h"
@@ -365,4 +375,140 @@ gpuhash_agg_combine_partition(GpuJoinState *gj, GpuAggSpill *from, int level, in
 	gj->spill_stats.partitions++;
 	gj->spill_stats.combined += n;
 	gj->spill_stats.combine_ms += elapsed_ms_since(start);
+}
+
+/* ---- when the node writes its groups out and combines them --------------- */
+
+static int
+my_participant(void)
+{
+	return IsParallelWorker() ? ParallelWorkerNumber + 1 : 0;
+}
+
+/* this process's figures, where the leader finds them for EXPLAIN ANALYZE */
+static void
+publish_spill_stats(GpuJoinState *gj)
+{
+	int			slot = my_participant();
+
+	if (gj->spill_shared == NULL || slot >= gj->spill_shared->nparticipants ||
+		!gj->spill_stats.ran)
+		return;
+	gj->spill_stats.rows = gj->stats.outer_rows;
+	gj->spill_stats.read_ms = gj->stats.read_ms;
+	gj->spill_stats.fold_ms = gj->stats.fold_ms;
+	gpuhash_spill_stats(gj->spill_shared)[slot] = gj->spill_stats;
+}
+
+/*
+ * Parallel, combined by the participants: join the others before reading
+ * a row.  One that comes after they have written their groups out reads
+ * nothing (every row was theirs) and only helps combine.
+ */
+void
+gpuhash_agg_combine_attach(GpuJoinState *gj)
+{
+	int			phase = BarrierAttach(&gj->spill_shared->barrier);
+
+	gj->spill_attached = true;
+	gj->spill_stats.ran = true;
+	gj->spill = gpuhash_spill_open_shared(gj->spill_shared, my_participant(),
+										  gj->css.ss.ps.state->es_query_cxt);
+	if (phase != SPILL_PHASE_WRITE)
+	{
+		gj->agg_folded = true;
+		gj->combining = true;
+	}
+}
+
+/* The partitions split again, their files deleted. */
+void
+gpuhash_agg_close_splits(GpuJoinState *gj)
+{
+	while (gj->nsplits > 0)
+		gpuhash_spill_close(gj->splits[--gj->nsplits]);
+}
+
+/* Done combining (or shut down): let go of the barrier and the files. */
+void
+gpuhash_agg_combine_detach(GpuJoinState *gj)
+{
+	gpuhash_agg_close_splits(gj);
+	publish_spill_stats(gj);
+	if (gj->spill_attached)
+	{
+		BarrierDetach(&gj->spill_shared->barrier);
+		gj->spill_attached = false;
+	}
+	if (gj->spill)
+	{
+		gpuhash_spill_close(gj->spill);
+		gj->spill = NULL;
+	}
+}
+
+/*
+ * Every row is folded and some groups were written out (or, combined by
+ * the participants, all of them are): write the rest, wait for the other
+ * participants to have written theirs, and emit the groups a partition at
+ * a time from then on.
+ */
+void
+gpuhash_agg_start_combining(GpuJoinState *gj)
+{
+	instr_time	start;
+
+	gpuhash_agg_write_groups(gj);
+	gpuhash_spill_end_write(gj->spill);
+	gpuhash_agg_restart_groups(gj);
+	if (gj->spill_attached)
+	{
+		INSTR_TIME_SET_CURRENT(start);
+		BarrierArriveAndWait(&gj->spill_shared->barrier, PG_WAIT_EXTENSION);
+		gj->spill_stats.wait_ms += elapsed_ms_since(start);
+	}
+	gj->combining = true;
+}
+
+/*
+ * The groups of the next partition in the table; false when none is left.
+ * The partitions split again (gpuhash_agg_combine_partition) come
+ * first, the deepest level first, then the next of the spill's.
+ */
+bool
+gpuhash_agg_next_partition(GpuJoinState *gj)
+{
+	gpuhash_agg_restart_groups(gj);
+	while (gj->spill != NULL)
+	{
+		int			level = gj->nsplits;
+		GpuAggSpill *from = level > 0 ? gj->splits[level - 1] : gj->spill;
+		GpuAggSpill *overflow;
+		int			p = gpuhash_spill_claim(from);
+
+		if (p < 0)
+		{
+			if (level == 0)
+				break;
+			gpuhash_spill_close(gj->splits[--gj->nsplits]);
+			continue;
+		}
+		gpuhash_agg_combine_partition(gj, from, level, p, &overflow);
+		if (overflow != NULL)
+		{
+			if (gj->nsplits == GPUHASH_SPILL_MAX_LEVELS)
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("too many groups for a GpuHashAggregate's hash_mem"),
+						 errdetail("A partition of its groups was split %d times and still did not fit.",
+								   GPUHASH_SPILL_MAX_LEVELS),
+						 errhint("Raise work_mem or hash_mem_multiplier, or set gpuhash.enable_aggregate to off.")));
+			gpuhash_spill_end_write(overflow);
+			gj->splits[gj->nsplits++] = overflow;
+		}
+		if (gj->groups->ngroups > 0)
+			return true;
+	}
+	gpuhash_agg_combine_detach(gj);
+	return false;
 }

@@ -15,6 +15,13 @@ extern void gpuhash_agg_combine_partition(struct GpuJoinState *gj, struct GpuAgg
 										  int level, int partition,
 										  struct GpuAggSpill **overflow);
 
+/* when the node writes and combines them (a participant's part included) */
+extern void gpuhash_agg_combine_attach(struct GpuJoinState *gj);
+extern void gpuhash_agg_start_combining(struct GpuJoinState *gj);
+extern bool gpuhash_agg_next_partition(struct GpuJoinState *gj);
+extern void gpuhash_agg_close_splits(struct GpuJoinState *gj);
+extern void gpuhash_agg_combine_detach(struct GpuJoinState *gj);
+
 #pragma GCC visibility pop
 
 #endif

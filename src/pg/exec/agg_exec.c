@@ -14,25 +14,25 @@
  *
  * The node is a GpuHashJoin's state with exec methods of its own: this
  * file calls join_exec.c's and join_parallel.c's functions, never the
- * reverse.
+ * reverse.  Its other parts are files of their own, kept out of the fold's
+ * way: an argument's interpreter (agg_eval.c), the groups written out and
+ * combined again (agg_combine.c), the parallel callbacks (agg_parallel.c)
+ * and EXPLAIN (agg_explain.c).
  */
 #include "gpuhash_pg.h"
 
-#include "access/parallel.h"
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
-#include "storage/barrier.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
-#include "utils/datetime.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
-#include "utils/ruleutils.h"
-#include "utils/wait_event.h"
 
 #include "agg_acc.h"
 #include "agg_combine.h"
+#include "agg_eval.h"
+#include "agg_exec.h"
 #include "agg_groups.h"
 #include "numeric_fixed.h"
 #include "join_agg.h"
@@ -43,8 +43,6 @@
 #define FOLD_CHUNK 2048
 
 static int	add_leaf(GpuJoinState *gj, const GpuAggInstr *in);
-static void close_splits(GpuJoinState *gj);
-static void restart_groups(GpuJoinState *gj);
 
 static inline bool
 is_column(const GpuAggInstr *in)
@@ -282,11 +280,11 @@ rescan_gpu_agg(CustomScanState *node)
 			pfree(DatumGetPointer(gj->acc[i].spill));
 	memset(gj->acc, 0, gj->naggs * sizeof(GpuAggAcc));
 	if (gj->groups && gj->groups->cxt)
-		restart_groups(gj);
+		gpuhash_agg_restart_groups(gj);
 	gj->agg_folded = false;
 	gj->agg_next = 0;
 	/* a shared spill's state is set up again by the leader's reinit_dsm */
-	close_splits(gj);
+	gpuhash_agg_close_splits(gj);
 	if (gj->spill != NULL && gj->spill_shared == NULL)
 	{
 		gpuhash_spill_close(gj->spill);
@@ -294,298 +292,6 @@ rescan_gpu_agg(CustomScanState *node)
 	}
 	gj->combining = false;
 	memset(&gj->spill_stats, 0, sizeof(gj->spill_stats));
-}
-
-/* PostgreSQL's errors for integer results that do not fit their type */
-static void
-pg_attribute_noreturn()
-out_of_range(int width)
-{
-	if (width == 2)
-		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("smallint out of range")));
-	if (width == 4)
-		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("integer out of range")));
-	ereport(ERROR,
-			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-			 errmsg("bigint out of range")));
-}
-
-static inline int64
-fit(int64 v, int width)
-{
-	if ((width == 2 && (v < PG_INT16_MIN || v > PG_INT16_MAX)) ||
-		(width == 4 && (v < PG_INT32_MIN || v > PG_INT32_MAX)))
-		out_of_range(width);
-	return v;
-}
-
-static inline int64
-datum_int(Datum d, int width)
-{
-	return width == 1 ? (int64) DatumGetBool(d) : width == 2 ? DatumGetInt16(d) :
-		width == 4 ? DatumGetInt32(d) : DatumGetInt64(d);
-}
-
-/* a comparison's truth (join_agg.h) */
-static inline bool
-compare(int cmp, int64 x, int64 y)
-{
-	switch (cmp)
-	{
-		case GC_EQ:
-			return x == y;
-		case GC_NE:
-			return x != y;
-		case GC_LT:
-			return x < y;
-		case GC_LE:
-			return x <= y;
-		case GC_GT:
-			return x > y;
-	}
-	return x >= y;
-}
-
-/*
- * Run an argument's program on one joined row.  Every arithmetic operator
- * is strict, so a NULL operand makes its result NULL without evaluating it,
- * in the order PostgreSQL evaluates them; AND, OR, NOT and NULL tests are
- * three-valued, and CASE evaluates only the branch it takes (agg_compile.c).
- * False means the argument is NULL.
- */
-static pg_noinline bool
-eval_program(const GpuAggSpec *a, const Datum *ov, const bool *on, const Datum *iv,
-			 const bool *in, const bool *truth, int64 *out)
-{
-	int64		st[GPUHASH_AGG_MAX_DEPTH];
-	bool		nl[GPUHASH_AGG_MAX_DEPTH];
-	int			sp = 0;
-
-	for (int i = 0; i < a->ninstr; i++)
-	{
-		const GpuAggInstr *ins = &a->prog[i];
-		int64		x,
-					y,
-					r;
-
-		switch (ins->op)
-		{
-			case GO_OUTER:
-				nl[sp] = on[ins->col];
-				st[sp] = nl[sp] ? 0 : datum_int(ov[ins->col], ins->width);
-				sp++;
-				continue;
-			case GO_INNER:
-				nl[sp] = in[ins->col];
-				st[sp] = nl[sp] ? 0 : datum_int(iv[ins->col], ins->width);
-				sp++;
-				continue;
-			case GO_CONST:
-				nl[sp] = false;
-				st[sp++] = ins->value;
-				continue;
-			case GO_NULL:
-				nl[sp] = true;
-				st[sp++] = 0;
-				continue;
-			case GO_COND:
-				nl[sp] = false;
-				st[sp++] = truth[ins->col];
-				continue;
-			case GO_CMP:
-				sp--;
-				if (nl[sp - 1] || nl[sp])
-					nl[sp - 1] = true;
-				else
-					st[sp - 1] = compare((int) ins->value, st[sp - 1], st[sp]);
-				continue;
-			case GO_AND:
-			case GO_OR:
-				{
-					/* AND: false wins over NULL; OR: true wins over NULL */
-					int64		decisive = ins->op == GO_AND ? 0 : 1;
-
-					sp--;
-					if ((!nl[sp - 1] && st[sp - 1] == decisive) || (!nl[sp] && st[sp] == decisive))
-					{
-						nl[sp - 1] = false;
-						st[sp - 1] = decisive;
-					}
-					else if (nl[sp - 1] || nl[sp])
-						nl[sp - 1] = true;
-					else
-						st[sp - 1] = 1 - decisive;
-					continue;
-				}
-			case GO_NOT:
-				if (!nl[sp - 1])
-					st[sp - 1] = !st[sp - 1];
-				continue;
-			case GO_ISNULL:
-				st[sp - 1] = ins->value == 0 ? nl[sp - 1] : !nl[sp - 1];
-				nl[sp - 1] = false;
-				continue;
-			case GO_JUMPF:
-				sp--;
-				if (nl[sp] || st[sp] == 0)
-					i = ins->col - 1;
-				continue;
-			case GO_JUMP:
-				i = ins->col - 1;
-				continue;
-			case GO_NEG:
-			case GO_CAST:
-				if (nl[sp - 1])
-					continue;
-				x = st[sp - 1];
-				if (ins->op == GO_NEG)
-				{
-					if (x == PG_INT64_MIN)
-						out_of_range(8);
-					x = -x;
-				}
-				st[sp - 1] = fit(x, ins->width);
-				continue;
-		}
-		/* the binary operators */
-		sp--;
-		if (nl[sp - 1] || nl[sp])
-		{
-			nl[sp - 1] = true;
-			continue;
-		}
-		x = st[sp - 1];
-		y = st[sp];
-		if (ins->op == GO_ADD ? __builtin_add_overflow(x, y, &r) :
-			ins->op == GO_SUB ? __builtin_sub_overflow(x, y, &r) :
-			__builtin_mul_overflow(x, y, &r))
-			out_of_range(8);
-		st[sp - 1] = fit(r, ins->width);
-	}
-	*out = st[0];
-	return !nl[0];
-}
-
-/*
- * A GK_YEAR key (join_agg.h): the first day of date d's year, so that one
- * year is one key whatever the day; an infinite date is kept, extract then
- * giving its infinity.
- */
-static inline int64
-year_start(int64 d)
-{
-	int			y,
-				m,
-				dd;
-
-	if (DATE_NOT_FINITE((DateADT) d))
-		return d;
-	j2date((int) d + POSTGRES_EPOCH_JDATE, &y, &m, &dd);
-	return date2j(y, 1, 1) - POSTGRES_EPOCH_JDATE;
-}
-
-/* year_start of n dates; the last one's kept, as the rows of a chunk come in runs of a day */
-static void
-year_starts(int64 *v, const bool *isnull, int n)
-{
-	int64		last = 0;
-	int64		start = year_start(0);
-
-	for (int j = 0; j < n; j++)
-	{
-		if (isnull[j])
-			continue;
-		if (v[j] != last)
-		{
-			last = v[j];
-			start = year_start(last);
-		}
-		v[j] = start;
-	}
-}
-
-/* Column ins of the joined row into *v; false if it is NULL. */
-static inline bool
-column_value(const GpuAggInstr *ins, const Datum *ov, const bool *on, const Datum *iv,
-			 const bool *in, int64 *v)
-{
-	const Datum *vals = ins->op == GO_OUTER ? ov : iv;
-	const bool *nulls = ins->op == GO_OUTER ? on : in;
-
-	if (nulls[ins->col])
-		return false;
-	*v = datum_int(vals[ins->col], ins->width);
-	return true;
-}
-
-/*
- * The truths of a's conditions (GO_COND) on one joined row, outer columns
- * ov/on, inner ones iv/in: its columns as the scan tuple begins, a
- * by-reference value made a pointer into its store's arena.  A condition
- * can raise no error and has no effect, so all are evaluated whichever the
- * row's CASE reaches.
- */
-static void
-cond_truths(GpuJoinState *gj, const GpuAggSpec *a, const Datum *ov, const bool *on,
-			const Datum *iv, const bool *in, bool *truth)
-{
-	MemoryContext old = a->cond_calls ? MemoryContextSwitchTo(gj->agg_tmp_cxt) : NULL;
-
-	for (int k = 0; k < a->nconds; k++)
-	{
-		const int  *atts;
-		int			n = gpuhash_scan_filter_attrs(a->conds[k], &atts);
-
-		for (int i = 0; i < n; i++)
-		{
-			int			att = atts[i];
-			bool		outer = gj->scan_only || att < gj->n_outer;
-			int			col = outer ? att : att - gj->n_outer;
-			const GpuhashStore *st = outer ? &gj->outer : &gj->inner;
-			Datum		v = outer ? ov[col] : iv[col];
-			bool		null = outer ? on[col] : in[col];
-
-			if (!null && (outer || !gj->inner_in_table) && !st->byval[col])
-				v = PointerGetDatum(st->arena + v);
-			gj->cond_values[att] = v;
-			gj->cond_isnull[att] = null;
-		}
-		truth[k] = gpuhash_scan_filter_pass(a->conds[k], gj->cond_values, gj->cond_isnull);
-	}
-	if (old != NULL)
-	{
-		MemoryContextSwitchTo(old);
-		MemoryContextReset(gj->agg_tmp_cxt);
-	}
-}
-
-/* The argument's value on one joined row; false if it is NULL. */
-static inline bool
-eval_arg(const GpuAggSpec *a, const Datum *ov, const bool *on, const Datum *iv,
-		 const bool *in, const bool *truth, int64 *out)
-{
-	int64		x,
-				y;
-
-	switch (a->shape)
-	{
-		case GS_COLUMN:
-			return column_value(&a->prog[0], ov, on, iv, in, out);
-		case GS_ADD2:
-			if (!column_value(&a->prog[0], ov, on, iv, in, &x) ||
-				!column_value(&a->prog[1], ov, on, iv, in, &y))
-				return false;
-			if (__builtin_add_overflow(x, y, out))
-				out_of_range(8);
-			*out = fit(*out, a->prog[2].width);
-			return true;
-		default:
-			return eval_program(a, ov, on, iv, in, truth, out);
-	}
 }
 
 /*
@@ -640,10 +346,10 @@ row_accumulators(GpuJoinState *gj, const Datum *ov, const bool *on, const Datum 
 
 		if (!gpuhash_text_key(key))
 		{
-			if (!column_value(key, ov, on, iv, in, &keys[k]))
+			if (!gpuhash_agg_column_value(key, ov, on, iv, in, &keys[k]))
 				nulls |= 1 << k;
 			else if (key->form == GK_YEAR)
-				keys[k] = year_start(keys[k]);
+				keys[k] = gpuhash_agg_year_start(keys[k]);
 		}
 		else if ((key->op == GO_OUTER ? on : in)[key->col])
 			nulls |= 1 << k;
@@ -674,7 +380,7 @@ decode_row_leaves(GpuJoinState *gj, const GpuAggRow *row)
 			lf->state[0] = LEAF_NULL;
 		else if (lf->width != GPUHASH_NUMERIC)
 		{
-			lf->val[0] = datum_int(vals[lf->col], lf->width);
+			lf->val[0] = gpuhash_agg_datum_int(vals[lf->col], lf->width);
 			lf->state[0] = LEAF_OK;
 		}
 		else
@@ -733,8 +439,8 @@ row_branch(GpuJoinState *gj, const GpuAggSpec *a, const Datum *ov, const bool *o
 	int64		b;
 
 	if (a->nconds > 0)
-		cond_truths(gj, a, ov, on, iv, in, truth);
-	if (!eval_program(a, ov, on, iv, in, truth, &b) || b < 0 || b >= a->nbranches ||
+		gpuhash_agg_cond_truths(gj, a, ov, on, iv, in, truth);
+	if (!gpuhash_agg_eval_program(a, ov, on, iv, in, truth, &b) || b < 0 || b >= a->nbranches ||
 		a->branches[b].ninstr == 0)
 		return NULL;
 	return &a->branches[b];
@@ -785,8 +491,8 @@ fold(GpuJoinState *gj, GpuAggAcc *accs, const Datum *ov, const bool *on, const D
 		}
 #endif
 		if (a->nconds > 0)
-			cond_truths(gj, a, ov, on, iv, in, truth);
-		if (eval_arg(a, ov, on, iv, in, truth, &v))
+			gpuhash_agg_cond_truths(gj, a, ov, on, iv, in, truth);
+		if (gpuhash_agg_eval_arg(a, ov, on, iv, in, truth, &v))
 			add_value(a, acc, v);
 	}
 }
@@ -975,8 +681,8 @@ arg_values(GpuJoinState *gj, const GpuAggSpec *a, const uint32 *orow, const uint
 
 			chunk_row(gj, orow, brow, j, &r, iv, in);
 			if (a->nconds > 0)
-				cond_truths(gj, a, r.ov, r.on, r.iv, r.in, truth);
-			vnull[j] = !eval_program(a, r.ov, r.on, r.iv, r.in, truth, &v[j]);
+				gpuhash_agg_cond_truths(gj, a, r.ov, r.on, r.iv, r.in, truth);
+			vnull[j] = !gpuhash_agg_eval_program(a, r.ov, r.on, r.iv, r.in, truth, &v[j]);
 		}
 		return;
 	}
@@ -1003,8 +709,8 @@ arg_values(GpuJoinState *gj, const GpuAggSpec *a, const uint32 *orow, const uint
 			if (vnull[j])
 				continue;
 			if (__builtin_add_overflow(v[j], y[j], &r))
-				out_of_range(8);
-			(void) fit(r, w);
+				gpuhash_agg_out_of_range(8);
+			(void) gpuhash_agg_fit(r, w);
 		}
 		for (int j = 0; j < m; j++)
 			v[j] = (int64) ((uint64) v[j] + (uint64) y[j]);
@@ -1211,7 +917,7 @@ find_groups(GpuJoinState *gj, const uint32 *orow, const uint64 *brow, int m, uin
 		{
 			gather_column(gj, &gj->group_keys[k], orow, brow, m, keys[k], isnull);
 			if (gj->group_keys[k].form == GK_YEAR)
-				year_starts(keys[k], isnull, m);
+				gpuhash_agg_year_starts(keys[k], isnull, m);
 		}
 		for (int j = 0; j < m; j++)
 			nulls[j] |= isnull[j] << k;
@@ -1708,15 +1414,15 @@ groups_full(GpuJoinState *gj)
  * its groups are written to: its entry, and as much again for the slots
  * and the doubling of the entries.
  */
-static Size
-group_bytes(const GpuJoinState *gj)
+Size
+gpuhash_agg_group_bytes(const GpuJoinState *gj)
 {
 	return 2 * gpuhash_groups_entry_bytes(gj->ngroupkeys, gj->naggs * sizeof(GpuAggAcc));
 }
 
 /* Every group is forgotten, to be made again by the rows to come. */
-static void
-restart_groups(GpuJoinState *gj)
+void
+gpuhash_agg_restart_groups(GpuJoinState *gj)
 {
 	MemoryContextReset(gj->groups->cxt);
 	gpuhash_groups_reset(gj->groups);
@@ -1744,11 +1450,12 @@ relieve_groups(GpuJoinState *gj)
 		double		seen = (double) gj->groups->ngroups;
 
 		gj->spill = gpuhash_spill_open_local(
-			gpuhash_spill_partitions(Max(gj->agg_est_groups, 4.0 * seen), group_bytes(gj), 1),
+			gpuhash_spill_partitions(Max(gj->agg_est_groups, 4.0 * seen),
+									 gpuhash_agg_group_bytes(gj), 1),
 			gj->css.ss.ps.state->es_query_cxt);
 	}
 	gpuhash_agg_write_groups(gj);
-	restart_groups(gj);
+	gpuhash_agg_restart_groups(gj);
 	return false;
 }
 
@@ -1886,140 +1593,6 @@ make_groups(GpuJoinState *gj)
 	}
 }
 
-static int
-my_participant(void)
-{
-	return IsParallelWorker() ? ParallelWorkerNumber + 1 : 0;
-}
-
-/* this process's figures, where the leader finds them for EXPLAIN ANALYZE */
-static void
-publish_spill_stats(GpuJoinState *gj)
-{
-	int			slot = my_participant();
-
-	if (gj->spill_shared == NULL || slot >= gj->spill_shared->nparticipants ||
-		!gj->spill_stats.ran)
-		return;
-	gj->spill_stats.rows = gj->stats.outer_rows;
-	gj->spill_stats.read_ms = gj->stats.read_ms;
-	gj->spill_stats.fold_ms = gj->stats.fold_ms;
-	gpuhash_spill_stats(gj->spill_shared)[slot] = gj->spill_stats;
-}
-
-/*
- * Parallel, combined by the participants: join the others before reading
- * a row.  One that comes after they have written their groups out reads
- * nothing (every row was theirs) and only helps combine.
- */
-static void
-combine_attach(GpuJoinState *gj)
-{
-	int			phase = BarrierAttach(&gj->spill_shared->barrier);
-
-	gj->spill_attached = true;
-	gj->spill_stats.ran = true;
-	gj->spill = gpuhash_spill_open_shared(gj->spill_shared, my_participant(),
-										  gj->css.ss.ps.state->es_query_cxt);
-	if (phase != SPILL_PHASE_WRITE)
-	{
-		gj->agg_folded = true;
-		gj->combining = true;
-	}
-}
-
-/* The partitions split again, their files deleted. */
-static void
-close_splits(GpuJoinState *gj)
-{
-	while (gj->nsplits > 0)
-		gpuhash_spill_close(gj->splits[--gj->nsplits]);
-}
-
-/* Done combining (or shut down): let go of the barrier and the files. */
-static void
-combine_detach(GpuJoinState *gj)
-{
-	close_splits(gj);
-	publish_spill_stats(gj);
-	if (gj->spill_attached)
-	{
-		BarrierDetach(&gj->spill_shared->barrier);
-		gj->spill_attached = false;
-	}
-	if (gj->spill)
-	{
-		gpuhash_spill_close(gj->spill);
-		gj->spill = NULL;
-	}
-}
-
-/*
- * Every row is folded and some groups were written out (or, combined by
- * the participants, all of them are): write the rest, wait for the other
- * participants to have written theirs, and emit the groups a partition at
- * a time from then on.
- */
-static void
-start_combining(GpuJoinState *gj)
-{
-	instr_time	start;
-
-	gpuhash_agg_write_groups(gj);
-	gpuhash_spill_end_write(gj->spill);
-	restart_groups(gj);
-	if (gj->spill_attached)
-	{
-		INSTR_TIME_SET_CURRENT(start);
-		BarrierArriveAndWait(&gj->spill_shared->barrier, PG_WAIT_EXTENSION);
-		gj->spill_stats.wait_ms += elapsed_ms_since(start);
-	}
-	gj->combining = true;
-}
-
-/*
- * The groups of the next partition in the table; false when none is left.
- * The partitions split again (agg_combine.c) come first, the deepest level
- * first, then the next of the spill's.
- */
-static bool
-next_partition(GpuJoinState *gj)
-{
-	restart_groups(gj);
-	while (gj->spill != NULL)
-	{
-		int			level = gj->nsplits;
-		GpuAggSpill *from = level > 0 ? gj->splits[level - 1] : gj->spill;
-		GpuAggSpill *overflow;
-		int			p = gpuhash_spill_claim(from);
-
-		if (p < 0)
-		{
-			if (level == 0)
-				break;
-			gpuhash_spill_close(gj->splits[--gj->nsplits]);
-			continue;
-		}
-		gpuhash_agg_combine_partition(gj, from, level, p, &overflow);
-		if (overflow != NULL)
-		{
-			if (gj->nsplits == GPUHASH_SPILL_MAX_LEVELS)
-				ereport(ERROR,
-						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-						 errmsg("too many groups for a GpuHashAggregate's hash_mem"),
-						 errdetail("A partition of its groups was split %d times and still did not fit.",
-								   GPUHASH_SPILL_MAX_LEVELS),
-						 errhint("Raise work_mem or hash_mem_multiplier, or set gpuhash.enable_aggregate to off.")));
-			gpuhash_spill_end_write(overflow);
-			gj->splits[gj->nsplits++] = overflow;
-		}
-		if (gj->groups->ngroups > 0)
-			return true;
-	}
-	combine_detach(gj);
-	return false;
-}
-
 /*
  * The next row: the one row of the aggregates, or with GROUP BY the next
  * group's keys in their columns and its aggregates; NULL after the last.
@@ -2034,7 +1607,7 @@ next_row(GpuJoinState *gj)
 
 	make_groups(gj);
 	if (gj->spill_shared != NULL && !gj->spill_attached && !gj->combining)
-		combine_attach(gj);
+		gpuhash_agg_combine_attach(gj);
 	for (;;)
 	{
 		if (!gj->agg_folded && gj->agg_next == 0)
@@ -2046,19 +1619,19 @@ next_row(GpuJoinState *gj)
 			break;
 		}
 		if (gj->agg_folded && !gj->combining && gj->spill != NULL)
-			start_combining(gj);
+			gpuhash_agg_start_combining(gj);
 		if (gj->agg_next < gj->groups->ngroups)
 			break;
 		if (gj->combining)
 		{
-			if (!next_partition(gj))
+			if (!gpuhash_agg_next_partition(gj))
 				return NULL;
 			continue;
 		}
 		if (gj->agg_folded)
 			return NULL;
 		/* the groups emitted early are out: start them again, and fold on */
-		restart_groups(gj);
+		gpuhash_agg_restart_groups(gj);
 		gj->stats.flushes++;
 	}
 	ExecClearTuple(slot);
@@ -2130,219 +1703,12 @@ exec_gpu_agg(CustomScanState *node)
 	}
 }
 
-/* One participant's writing and combining of groups (EXPLAIN ANALYZE). */
-static void
-explain_spill_participant(GpuJoinState *gj, int i, const GpuAggSpillStats *s, ExplainState *es)
-{
-	const char *who = i == 0 ? "Leader" : psprintf("Worker %d", i - 1);
-
-	if (es->format == EXPLAIN_FORMAT_TEXT)
-	{
-		StringInfo	str = es->str;
-
-		appendStringInfoSpaces(str, es->indent * 2);
-		appendStringInfo(str, "%s: ", who);
-		if (gj->scan_only)
-			appendStringInfo(str, "%llu rows folded (read %.3f ms, fold %.3f ms), ",
-							 (unsigned long long) s->rows, s->read_ms, s->fold_ms);
-		appendStringInfo(str, "%llu groups written in %.3f ms, waited %.3f ms, "
-						 "%d partitions combined (%llu groups read) in %.3f ms",
-						 (unsigned long long) s->written, s->write_ms, s->wait_ms,
-						 s->partitions, (unsigned long long) s->combined, s->combine_ms);
-		if (s->rewritten > 0)
-			appendStringInfo(str, ", %llu written again (partitions past hash_mem)",
-							 (unsigned long long) s->rewritten);
-		appendStringInfo(str, ", %llu groups emitted\n", (unsigned long long) s->emitted);
-		return;
-	}
-	ExplainOpenGroup("Combine Participant", NULL, true, es);
-	ExplainPropertyText("Participant", who, es);
-	if (gj->scan_only)
-	{
-		ExplainPropertyUInteger("Rows Folded", NULL, s->rows, es);
-		ExplainPropertyFloat("Read Time", "ms", s->read_ms, 3, es);
-		ExplainPropertyFloat("Fold Time", "ms", s->fold_ms, 3, es);
-	}
-	ExplainPropertyUInteger("Groups Written", NULL, s->written, es);
-	ExplainPropertyFloat("Write Time", "ms", s->write_ms, 3, es);
-	ExplainPropertyFloat("Combine Wait Time", "ms", s->wait_ms, 3, es);
-	ExplainPropertyInteger("Partitions Combined", NULL, s->partitions, es);
-	ExplainPropertyUInteger("Groups Read", NULL, s->combined, es);
-	ExplainPropertyFloat("Combine Time", "ms", s->combine_ms, 3, es);
-	ExplainPropertyUInteger("Groups Written Again", NULL, s->rewritten, es);
-	ExplainPropertyUInteger("Groups Emitted", NULL, s->emitted, es);
-	ExplainCloseGroup("Combine Participant", NULL, true, es);
-}
-
-/*
- * EXPLAIN ANALYZE of groups written out: each participant's figures when
- * they combined them, or this process's when its groups outgrew hash_mem.
- */
-static void
-explain_spill(GpuJoinState *gj, ExplainState *es)
-{
-	if (gj->all_spill_stats != NULL)
-	{
-		ExplainPropertyInteger("Group Partitions", NULL, gj->spill_partitions, es);
-		if (es->format != EXPLAIN_FORMAT_TEXT)
-			ExplainOpenGroup("Combine Participants", "Combine Participants", false, es);
-		for (int i = 0; i < gj->nparticipants; i++)
-			if (gj->all_spill_stats[i].ran)
-				explain_spill_participant(gj, i, &gj->all_spill_stats[i], es);
-		if (es->format != EXPLAIN_FORMAT_TEXT)
-			ExplainCloseGroup("Combine Participants", "Combine Participants", false, es);
-		return;
-	}
-	if (gj->spill_stats.written > 0)
-	{
-		ExplainPropertyUInteger("Groups Written Out", NULL, gj->spill_stats.written, es);
-		ExplainPropertyInteger("Group Partitions", NULL, gj->spill_stats.partitions, es);
-		if (gj->spill_stats.rewritten > 0)
-			ExplainPropertyUInteger("Groups Written Again", NULL, gj->spill_stats.rewritten, es);
-		ExplainPropertyFloat("Write Time", "ms", gj->spill_stats.write_ms, 3, es);
-		ExplainPropertyFloat("Combine Time", "ms", gj->spill_stats.combine_ms, 3, es);
-	}
-}
-
-/* EXPLAIN: the aggregates, as the scan tuple's last columns hold them. */
-static void
-explain_aggs(GpuJoinState *gj, List *context, bool useprefix, ExplainState *es)
-{
-	CustomScan *cscan = (CustomScan *) gj->css.ss.ps.plan;
-	List	   *aggs = list_copy_tail(cscan->custom_scan_tlist, gpuhash_join_scan_columns(gj));
-	StringInfoData buf;
-	ListCell   *lc;
-
-	if (gj->ngroupkeys > 0)
-	{
-		List	   *keys = NIL;
-
-		for (int k = 0; k < gj->ngroupkeys; k++)
-		{
-			TargetEntry *te = list_nth(cscan->custom_scan_tlist, gj->group_keys[k].out);
-
-			keys = lappend(keys, deparse_expression((Node *) te->expr, context, useprefix,
-													false));
-		}
-		ExplainPropertyList("Group Key", keys, es);
-	}
-	initStringInfo(&buf);
-	/* after the aggregates come the expression keys' columns */
-	foreach(lc, aggs)
-	{
-		if (foreach_current_index(lc) >= gj->naggs)
-			break;
-		appendStringInfo(&buf, "%s%s", buf.len > 0 ? ", " : "",
-						 deparse_expression((Node *) lfirst_node(TargetEntry, lc)->expr,
-											context, useprefix, false));
-	}
-	ExplainPropertyText("Aggregates", buf.data, es);
-	if (gj->agg_combine)
-		ExplainPropertyText("Group Combine", "by the participants", es);
-	if (es->analyze)
-		explain_spill(gj, es);
-}
-
-/* ---- parallel: the join's shared state, then the groups' ------------------ */
-
-static Size
-join_part_size(GpuJoinState *gj, int nparticipants)
-{
-	return gj->scan_only ? 0 : MAXALIGN(gpuhash_join_shared_size(gj, nparticipants));
-}
-
-static Size
-estimate_dsm_agg(CustomScanState *node, ParallelContext *pcxt)
-{
-	GpuJoinState *gj = (GpuJoinState *) node;
-	int			n = pcxt->nworkers + 1;
-
-	if (!gj->agg_combine)
-		return join_part_size(gj, n);
-	gj->spill_partitions = gpuhash_spill_partitions(gj->agg_est_groups, group_bytes(gj), n);
-	return join_part_size(gj, n) + gpuhash_spill_shared_size(n, gj->spill_partitions);
-}
-
-static void
-init_dsm_agg(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
-{
-	GpuJoinState *gj = (GpuJoinState *) node;
-	int			n = pcxt->nworkers + 1;
-
-	if (!gj->scan_only)
-		gpuhash_join_init_dsm(node, pcxt, coordinate);
-	if (!gj->agg_combine)
-		return;
-	gj->nparticipants = n;
-	gj->spill_shared = (GpuAggSpillShared *) ((char *) coordinate + join_part_size(gj, n));
-	gpuhash_spill_shared_init(gj->spill_shared, n, gj->spill_partitions, pcxt->seg);
-}
-
-static void
-reinit_dsm_agg(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
-{
-	GpuJoinState *gj = (GpuJoinState *) node;
-
-	if (!gj->scan_only)
-		gpuhash_join_reinit_dsm(node, pcxt, coordinate);
-	if (!gj->agg_combine)
-		return;
-	/* as for the build: the leader lets go of the last round's files first */
-	combine_detach(gj);
-	gj->combining = false;
-	gj->all_spill_stats = NULL;
-	gj->spill_shared = (GpuAggSpillShared *) ((char *) coordinate +
-											  join_part_size(gj, gj->nparticipants));
-	gpuhash_spill_shared_reinit(gj->spill_shared);
-}
-
-static void
-init_worker_agg(CustomScanState *node, shm_toc *toc, void *coordinate)
-{
-	GpuJoinState *gj = (GpuJoinState *) node;
-
-	if (!gj->scan_only)
-		gpuhash_join_init_worker(node, toc, coordinate);
-	if (!gj->agg_combine)
-		return;
-	/* after the join's part, which its state sized by the participants */
-	gj->spill_shared = (GpuAggSpillShared *) ((char *) coordinate +
-											  join_part_size(gj, gj->nparticipants));
-	gj->nparticipants = gj->spill_shared->nparticipants;
-}
-
-/*
- * Before the query's shared memory goes (join_parallel.c says when): let
- * go of the files and the barrier, and keep everyone's figures (leader).
- */
-static void
-shutdown_agg(CustomScanState *node)
-{
-	GpuJoinState *gj = (GpuJoinState *) node;
-
-	if (gj->spill_shared != NULL)
-	{
-		combine_detach(gj);
-		if (!IsParallelWorker())
-		{
-			Size		bytes = gj->spill_shared->nparticipants * sizeof(GpuAggSpillStats);
-
-			gj->all_spill_stats = MemoryContextAlloc(node->ss.ps.state->es_query_cxt, bytes);
-			memcpy(gj->all_spill_stats, gpuhash_spill_stats(gj->spill_shared), bytes);
-		}
-		gj->spill_shared = NULL;
-		gj->shut_down = true;
-	}
-	if (!gj->scan_only)
-		gpuhash_join_shutdown(node);
-}
-
 static void
 end_agg(CustomScanState *node)
 {
 	GpuJoinState *gj = (GpuJoinState *) node;
 
-	close_splits(gj);
+	gpuhash_agg_close_splits(gj);
 	if (gj->spill != NULL)
 	{
 		gpuhash_spill_close(gj->spill);
@@ -2357,11 +1723,11 @@ static const CustomExecMethods gpu_agg_exec_methods = {
 	.ExecCustomScan = exec_gpu_agg,
 	.EndCustomScan = end_agg,
 	.ReScanCustomScan = rescan_gpu_agg,
-	.EstimateDSMCustomScan = estimate_dsm_agg,
-	.InitializeDSMCustomScan = init_dsm_agg,
-	.ReInitializeDSMCustomScan = reinit_dsm_agg,
-	.InitializeWorkerCustomScan = init_worker_agg,
-	.ShutdownCustomScan = shutdown_agg,
+	.EstimateDSMCustomScan = gpuhash_agg_estimate_dsm,
+	.InitializeDSMCustomScan = gpuhash_agg_init_dsm,
+	.ReInitializeDSMCustomScan = gpuhash_agg_reinit_dsm,
+	.InitializeWorkerCustomScan = gpuhash_agg_init_worker,
+	.ShutdownCustomScan = gpuhash_agg_shutdown,
 	.ExplainCustomScan = gpuhash_join_explain,
 };
 
@@ -2371,11 +1737,11 @@ static const CustomExecMethods scan_agg_exec_methods = {
 	.ExecCustomScan = exec_gpu_agg,
 	.EndCustomScan = end_agg,
 	.ReScanCustomScan = rescan_gpu_agg,
-	.EstimateDSMCustomScan = estimate_dsm_agg,
-	.InitializeDSMCustomScan = init_dsm_agg,
-	.ReInitializeDSMCustomScan = reinit_dsm_agg,
-	.InitializeWorkerCustomScan = init_worker_agg,
-	.ShutdownCustomScan = shutdown_agg,
+	.EstimateDSMCustomScan = gpuhash_agg_estimate_dsm,
+	.InitializeDSMCustomScan = gpuhash_agg_init_dsm,
+	.ReInitializeDSMCustomScan = gpuhash_agg_reinit_dsm,
+	.InitializeWorkerCustomScan = gpuhash_agg_init_worker,
+	.ShutdownCustomScan = gpuhash_agg_shutdown,
 	.ExplainCustomScan = gpuhash_join_explain,
 };
 
@@ -2399,7 +1765,7 @@ gpuhash_scan_agg_create_state(CustomScan *cscan)
 	/* a partial plan's participants: its workers and the leader (set again by a combine's DSM) */
 	if (intVal(list_nth(cscan->custom_private, 4)) > 0)
 		gj->nparticipants = intVal(list_nth(cscan->custom_private, 4)) + 1;
-	gj->explain_more = explain_aggs;
+	gj->explain_more = gpuhash_agg_explain;
 	return (Node *) gj;
 }
 
@@ -2420,6 +1786,6 @@ gpuhash_agg_create_state(CustomScan *cscan)
 	gj->n_row_quals = intVal(list_nth(cscan->custom_private, GJ_PRIV_ROW_QUALS));
 	gj->agg_combine = intVal(list_nth(cscan->custom_private, GJ_PRIV_COMBINE)) != 0;
 	gj->agg_est_groups = strtod(strVal(list_nth(cscan->custom_private, GJ_PRIV_EST_GROUPS)), NULL);
-	gj->explain_more = explain_aggs;
+	gj->explain_more = gpuhash_agg_explain;
 	return (Node *) gj;
 }

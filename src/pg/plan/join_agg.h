@@ -117,7 +117,7 @@ gpuhash_text_key(const GpuAggInstr *key)
 	return key->width == GPUHASH_TEXT_KEY || key->width == GPUHASH_BPCHAR_KEY;
 }
 
-/* Arguments of the commonest shapes skip the interpreter (agg_exec.c). */
+/* Arguments of the commonest shapes skip the interpreter (agg_eval.h). */
 typedef enum GpuAggShape
 {
 	GS_PROGRAM,					/* anything: run prog */
