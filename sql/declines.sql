@@ -35,7 +35,15 @@ SELECT pg_temp.chosen('SELECT b.v FROM dc_big b WHERE b.id IN (SELECT id FROM dc
 -- a LIMIT that needs only the first rows of a large join, which an index finds
 SELECT pg_temp.chosen('SELECT * FROM dc_big b JOIN dc_dim d ON b.v = d.id LIMIT 1');
 SELECT pg_temp.chosen('SELECT * FROM dc_big b WHERE EXISTS (SELECT FROM dc_dim d WHERE d.id = b.v) LIMIT 10');
+-- a semi join whose hashed key has three values and whose other clause
+-- (text, which the node does not hash) is left to each pair: every probe
+-- row would walk a third of the build rows, where PostgreSQL's hash join
+-- hashes both clauses
+CREATE TABLE dc_skew AS SELECT g AS id, g % 3 AS k, 't' || (g % 40) AS t FROM generate_series(1, 300000) g;
+CREATE TABLE dc_probe AS SELECT g AS id, g % 4 AS k, 't' || (g % 45) AS t FROM generate_series(1, 1000000) g;
+ANALYZE dc_skew, dc_probe;
+SELECT pg_temp.chosen('SELECT count(*) FROM dc_probe p WHERE EXISTS (SELECT FROM dc_skew s WHERE s.k = p.k AND s.t = p.t)');
 -- the whole of a large anti join: the node
 SELECT pg_temp.chosen('SELECT count(*) FROM dc_big b WHERE NOT EXISTS (SELECT FROM dc_dim d WHERE d.id = b.v)');
 
-DROP TABLE dc_big, dc_dim, dc_tiny1, dc_tiny2;
+DROP TABLE dc_big, dc_dim, dc_tiny1, dc_tiny2, dc_skew, dc_probe;

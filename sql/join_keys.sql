@@ -1,6 +1,7 @@
 --
 -- The keys GpuHashJoin hashes on: date keys, integer keys of mixed widths,
--- and composite keys of two 4-byte columns (packed into one 8-byte key),
+-- and composite keys of two columns (packed into one 8-byte key when both
+-- are 4 bytes wide, else mixed into one and tested again on each pair),
 -- each run with the node forced on and compared, as multisets, with
 -- PostgreSQL's own plan, serially and in parallel.  Each query's plan is
 -- checked to use the node (and, in parallel, a Parallel Custom Scan), so that
@@ -102,10 +103,17 @@ INSERT INTO corpus VALUES
   -- rescanned with a parameter changing on the inner side, then the outer side
   (37, 'SELECT x, (SELECT count(*) FROM kl JOIN kr ON kl.i4 = kr.i4 AND kl.j4 = kr.j4 WHERE kr.id % 3 = x) FROM generate_series(0, 2) x'),
   (38, 'SELECT x, (SELECT count(*) FROM kl WHERE kl.id % 3 = x AND NOT EXISTS (SELECT FROM kr WHERE kr.d = kl.d AND kr.i2 = kl.i4)) FROM generate_series(0, 2) x'),
-  -- a bigint among two keys: one clause hashed, the other rechecked
+  -- a bigint among two keys: both mixed into one key, and tested again on each pair
   (40, 'SELECT kl.id, kr.id FROM kl JOIN kr ON kl.i8 = kr.i8 AND kl.i4 = kr.i4'),
   (41, 'SELECT kl.id FROM kl WHERE NOT EXISTS (SELECT FROM kr WHERE kr.i4 = kl.i4 AND kr.i8 = kl.i8)'),
   (42, 'SELECT kl.id FROM kl WHERE EXISTS (SELECT FROM kr WHERE kr.i8 = kl.i4 AND kr.j4 = kl.j4)'),
+  -- ... the inner key columns from the build rows (a mixed key holds neither)
+  (43, 'SELECT kl.id, kr.i8, kr.j4 FROM kl JOIN kr ON kl.i8 = kr.i8 AND kl.j4 = kr.j4'),
+  (44, 'SELECT count(*), sum(kr.i8), min(kr.j4), max(kl.i2) FROM kl JOIN kr ON kl.i8 = kr.i8 AND kl.j4 = kr.j4'),
+  (45, 'SELECT kl.id, kr.id, kr.i2 FROM kl LEFT JOIN kr ON kl.i2 = kr.i8 AND kl.i8 = kr.i2'),
+  (46, 'SELECT kl.id FROM kl WHERE (kl.i8, kl.d) IN (SELECT i8, d FROM kr)'),
+  -- ... and a third clause tested on each pair
+  (47, 'SELECT kl.id, kr.id FROM kl JOIN kr ON kl.i8 = kr.i8 AND kl.i4 = kr.i4 AND kl.j4 = kr.j4'),
   -- empty inputs
   (50, 'SELECT kl.id FROM kl JOIN kempty e ON kl.i4 = e.i4 AND kl.j4 = e.j4'),
   (51, 'SELECT kl.id FROM kl WHERE NOT EXISTS (SELECT FROM kempty e WHERE e.i4 = kl.i4 AND e.j4 = kl.j4)'),
@@ -120,6 +128,7 @@ SELECT * FROM pg_temp.plan('SELECT kl.id FROM kl WHERE (kl.i4, kl.j4) IN (SELECT
 SELECT * FROM pg_temp.plan('SELECT kl.id FROM kl WHERE NOT EXISTS (SELECT FROM kr WHERE kr.i4 = kl.i4 AND kr.j4 = kl.j4)');
 SELECT * FROM pg_temp.plan('SELECT kl.id, kr.id FROM kl JOIN kr ON kl.j4 = kr.j4 AND kl.d2 = kr.d2 AND kl.i4 = kr.i4');
 SELECT * FROM pg_temp.plan('SELECT kl.id, kr.id FROM kl JOIN kr ON kl.i8 = kr.i8 AND kl.i4 = kr.i4');
+SELECT * FROM pg_temp.plan('SELECT kl.id FROM kl WHERE EXISTS (SELECT FROM kr WHERE kr.i8 = kl.i4 AND kr.j4 = kl.j4)');
 -- two plain columns of plain Seq Scans are read from the heap directly
 CREATE FUNCTION pg_temp.verbose_lines(q text, pattern text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE l text;
@@ -164,6 +173,20 @@ SELECT * FROM pg_temp.same('SELECT tr8.k, tr4.k FROM tr8 JOIN tr4 ON tr4.k = tr8
 SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off;
 SELECT tr4.k, tr8.k FROM tr4 JOIN tr8 ON tr4.k = tr8.k;
 SELECT tr8.k FROM tr8 WHERE NOT EXISTS (SELECT FROM tr4 WHERE tr4.k = tr8.k) ORDER BY 1;
+-- two bigint pairs whose mixed keys are equal though their values are not:
+-- the clauses tested again on each pair tell them apart (the values solve
+-- gpuhash_mix_keys for (1, 0)'s key)
+CREATE TABLE tm1 (a int8, b int8);
+CREATE TABLE tm2 (a int8, b int8);
+INSERT INTO tm1 VALUES (1, 0), (3, 3);
+INSERT INTO tm2 VALUES (1, 0), (2, 3223796032733173694), (-5, -7622501665040842466),
+                       (7, 8937710677365440219), (3, 3);
+ANALYZE tm1, tm2;
+SELECT tm1.a, tm1.b, tm2.a, tm2.b FROM tm1 JOIN tm2 ON tm1.a = tm2.a AND tm1.b = tm2.b ORDER BY 1;
+SELECT tm2.a, tm2.b FROM tm2 WHERE EXISTS (SELECT FROM tm1 WHERE tm1.a = tm2.a AND tm1.b = tm2.b) ORDER BY 1;
+SELECT tm2.a FROM tm2 WHERE NOT EXISTS (SELECT FROM tm1 WHERE tm1.a = tm2.a AND tm1.b = tm2.b) ORDER BY 1;
+SELECT count(*) AS gpu_nodes FROM pg_temp.plan('SELECT tm2.a FROM tm2 WHERE NOT EXISTS (SELECT FROM tm1 WHERE tm1.a = tm2.a AND tm1.b = tm2.b)') p
+WHERE p ~ 'GpuHash';
 -- a date never meets a timestamp through the node
 SELECT count(*) AS gpu_nodes
 FROM pg_temp.plan('SELECT * FROM kl JOIN kr ON kl.d = kr.d::timestamp') p WHERE p ~ 'GpuHash';
@@ -193,4 +216,4 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
-DROP TABLE kl, kr, kempty, corpus, tr4, tr8;
+DROP TABLE kl, kr, kempty, corpus, tr4, tr8, tm1, tm2;

@@ -107,7 +107,10 @@ INSERT INTO corpus VALUES
   (14, 'SELECT f.id FROM kf_fact f WHERE NOT EXISTS (SELECT 1 FROM kf_dim d WHERE d.k4 = f.k4)'),
   (15, 'SELECT f.id, d.w FROM kf_fact f LEFT JOIN kf_dim d ON f.k4 = d.k4'),
   -- an empty build: the outer side is not read
-  (16, 'SELECT f.id, d.w FROM kf_fact f JOIN kf_dim d ON f.k4 = d.k4 AND d.w > 100');
+  (16, 'SELECT f.id, d.w FROM kf_fact f JOIN kf_dim d ON f.k4 = d.k4 AND d.w > 100'),
+  -- a bigint and a 4-byte key mixed into one, as the join mixes them
+  (17, 'SELECT f.id, d.w FROM kf_fact f JOIN kf_dim d ON f.k8 = d.k8 AND f.b = d.b'),
+  (18, 'SELECT f.id FROM kf_fact f WHERE EXISTS (SELECT 1 FROM kf_dim d WHERE d.k4 = f.k8 AND d.a = f.a)');
 
 -- serially
 SELECT ord, pg_temp.kf(q) FROM corpus ORDER BY ord;
@@ -142,7 +145,8 @@ INSERT INTO corpus_early VALUES
   (6, 'SELECT e.v, d.w FROM kf_early e JOIN kf_dim d ON e.a = d.a AND e.b = d.b'),
   (7, 'SELECT e.v FROM kf_early e WHERE e.k4 IN (SELECT k4 FROM kf_dim WHERE w < 5)'),
   (8, 'SELECT e.v, d.w FROM kf_early e JOIN kf_dim d ON e.k2 = d.k4'),
-  (9, 'SELECT d.w, count(*), sum(e.v) FROM kf_early e JOIN kf_dim d ON e.k4 = d.k4 GROUP BY d.w');
+  (9, 'SELECT d.w, count(*), sum(e.v) FROM kf_early e JOIN kf_dim d ON e.k4 = d.k4 GROUP BY d.w'),
+  (10, 'SELECT e.v, d.w FROM kf_early e JOIN kf_dim d ON e.k8 = d.k8 AND e.a = d.a');
 SELECT ord, pg_temp.kf(q) FROM corpus_early ORDER BY ord;
 SELECT ord, pg_temp.same(q) FROM corpus_early ORDER BY ord;
 SELECT removed <= unmatched AS none_with_a_match, removed >= 0.95 * unmatched AS most_without

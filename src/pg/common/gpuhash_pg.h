@@ -226,6 +226,32 @@ gpuhash_pack_keys(int64 first, int64 second)
 	return (int64) (((uint64) (uint32) first << 32) | (uint32) second);
 }
 
+/*
+ * Two key values of which one may be a bigint, mixed into one 8-byte key.
+ * Rows whose values are equal get equal keys, so every match is found; two
+ * unequal pairs may share a key, so the join tests both clauses again on
+ * each pair.  Hashing the pair beats hashing one clause of it where that
+ * column is skewed: a probe row would walk every build row of its value.
+ */
+static inline int64
+gpuhash_mix_keys(int64 first, int64 second)
+{
+	uint64		h = (uint64) first * UINT64CONST(0x9E3779B97F4A7C15);
+
+	h ^= (uint64) second + UINT64CONST(0x632BE59BD9B4E019) + (h << 6) + (h >> 2);
+	h ^= h >> 33;
+	h *= UINT64CONST(0xFF51AFD7ED558CCD);
+	h ^= h >> 33;
+	return (int64) h;
+}
+
+/* The key of two values: packed when both are 4 bytes wide, else mixed. */
+static inline int64
+gpuhash_two_keys(int64 first, int64 second, bool mixed)
+{
+	return mixed ? gpuhash_mix_keys(first, second) : gpuhash_pack_keys(first, second);
+}
+
 /* The datum of a key type holding value, which is known to fit the type. */
 static inline Datum
 gpuhash_key_datum(Oid type, int64 value)

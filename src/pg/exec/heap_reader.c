@@ -612,7 +612,7 @@ key_filter_offsets(GpuhashHeapReader *r)
  * (ght_keyfilter.h) as it is read, before it is handed on, and drop those
  * it refuses: for a join that returns only rows with a match.  col and
  * col2 (< 0: none) are the output columns of the key, of types type and
- * type2, packed as the join packs them.  The filter (nwords words) must
+ * type2, packed or mixed as the join makes its keys (gpuhash_two_keys).  The filter (nwords words) must
  * outlive the reading; NULL removes it.  Call it before a run of _begin
  * and _next calls.  A read thread's pages in flight are let go when the
  * filter changes, as at a rescan: the join sets a filter before it reads
@@ -621,7 +621,7 @@ key_filter_offsets(GpuhashHeapReader *r)
  */
 void
 gpuhash_heap_reader_set_key_filter(GpuhashHeapReader *r, const uint64 *words, uint64 nwords,
-								   int col, Oid type, int col2, Oid type2)
+								   int col, Oid type, int col2, Oid type2, bool mixed)
 {
 #if PG_VERSION_NUM < 170000
 	if (r->pipe && words != r->kf.words)
@@ -635,6 +635,7 @@ gpuhash_heap_reader_set_key_filter(GpuhashHeapReader *r, const uint64 *words, ui
 	r->kf.att[1] = col2 >= 0 ? r->attno[col2] : -1;
 	r->kf.type[0] = type;
 	r->kf.type[1] = type2;
+	r->kf.mixed = mixed;
 	key_filter_offsets(r);
 	if (r->pipe)
 		gpuhash_read_ahead_key_filter(r);

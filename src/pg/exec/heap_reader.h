@@ -52,7 +52,7 @@ extern bool gpuhash_heap_reader_threaded(const GpuhashHeapReader *r);
  */
 extern void gpuhash_heap_reader_set_key_filter(GpuhashHeapReader *r, const uint64 *words,
 											   uint64 nwords, int col, Oid type, int col2,
-											   Oid type2);
+											   Oid type2, bool mixed);
 extern void gpuhash_heap_reader_key_filter_stats(const GpuhashHeapReader *r, uint64 *removed,
 												 bool *dropped);
 

@@ -33,6 +33,7 @@ typedef struct KeyFilter
 	int			col[2];			/* the key's output columns (col[1] < 0: one) */
 	int			att[2];			/* ... their heap attributes */
 	Oid			type[2];
+	bool		mixed;			/* two columns mixed, not packed (gpuhash_two_keys) */
 
 	/*
 	 * Where the key columns lie at fixed offsets in a tuple without NULLs
@@ -135,7 +136,7 @@ key_filter_has(const KeyFilter *kf, Datum first, Datum second)
 	int64		key = gpuhash_key_value(kf->type[0], first);
 
 	if (kf->col[1] >= 0)
-		key = gpuhash_pack_keys(key, gpuhash_key_value(kf->type[1], second));
+		key = gpuhash_two_keys(key, gpuhash_key_value(kf->type[1], second), kf->mixed);
 	return ght_keyfilter_may_contain(kf->words, kf->nwords, key);
 }
 

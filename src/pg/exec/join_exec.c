@@ -104,6 +104,9 @@ gpuhash_join_init_state(GpuJoinState *gj, CustomScan *cscan, const CustomExecMet
 	gj->est_build_rows = floatVal(list_nth(priv, GJ_PRIV_BUILD_ROWS));
 	gj->key_filter = intVal(list_nth(priv, GJ_PRIV_KEY_FILTER)) != 0;
 	gj->n_memo = intVal(list_nth(priv, GJ_PRIV_MEMO));
+	gj->key_mixed = gj->inner_key2 != 0 &&
+		(gj->outer_type == INT8OID || gj->inner_type == INT8OID ||
+		 gj->outer_type2 == INT8OID || gj->inner_type2 == INT8OID);
 	gj->key_width = (gj->outer_type == INT8OID || gj->inner_type == INT8OID ||
 					 gj->inner_key2 != 0) ? 8 : 4;
 }
@@ -124,9 +127,12 @@ gpuhash_join_create_state(CustomScan *cscan)
 static void
 set_inline_ok(GpuJoinState *gj, TupleDesc desc)
 {
-	/* a memo is kept by build row number, which a payload in the table is not */
+	/*
+	 * A memo is kept by build row number, which a payload in the table is
+	 * not; a mixed key gives back neither of its columns.
+	 */
 	gj->inline_ok = gj->keep_inner && gj->memo == NULL && desc->natts <= GJ_INLINE_MAX_COLS &&
-		!GPUHASH_JOIN_IS_RIGHT(gj->jointype);
+		!GPUHASH_JOIN_IS_RIGHT(gj->jointype) && !gj->key_mixed;
 	gj->inner_val = -1;
 	gj->payload_width = gj->key_width;
 	for (int c = 0; c < desc->natts && gj->inline_ok; c++)
@@ -338,7 +344,7 @@ gpuhash_join_reset_build_memory(GpuJoinState *gj)
 	{
 		if (gj->outer_reader)
 			gpuhash_heap_reader_set_key_filter(gj->outer_reader, NULL, 0, gj->outer_key - 1,
-											   gj->outer_type, -1, InvalidOid);
+											   gj->outer_type, -1, InvalidOid, false);
 		pfree(gj->kf_words);
 	}
 	gj->kf_words = NULL;
@@ -520,12 +526,13 @@ next_row(GpuJoinState *gj, PlanState *side, GpuhashHeapReader *reader,
 
 /*
  * The hash key of a row whose key is the column at attno of type, or, with
- * attno2, that column's and attno2's values packed (gpuhash_pack_keys).
- * false when a key column is NULL: the row can match nothing.
+ * attno2, that column's and attno2's values packed or mixed
+ * (gpuhash_two_keys).  false when a key column is NULL: the row can match
+ * nothing.
  */
 static inline bool
 row_key(const Datum *values, const bool *isnull, AttrNumber attno, Oid type,
-		AttrNumber attno2, Oid type2, int64 *key)
+		AttrNumber attno2, Oid type2, bool mixed, int64 *key)
 {
 	if (isnull[attno - 1])
 		return false;
@@ -536,8 +543,8 @@ row_key(const Datum *values, const bool *isnull, AttrNumber attno, Oid type,
 	}
 	if (isnull[attno2 - 1])
 		return false;
-	*key = gpuhash_pack_keys(gpuhash_key_value(type, values[attno - 1]),
-							 gpuhash_key_value(type2, values[attno2 - 1]));
+	*key = gpuhash_two_keys(gpuhash_key_value(type, values[attno - 1]),
+							gpuhash_key_value(type2, values[attno2 - 1]), mixed);
 	return true;
 }
 
@@ -545,14 +552,14 @@ static inline bool
 inner_row_key(const GpuJoinState *gj, const Datum *values, const bool *isnull, int64 *key)
 {
 	return row_key(values, isnull, gj->inner_key, gj->inner_type,
-				   gj->inner_key2, gj->inner_type2, key);
+				   gj->inner_key2, gj->inner_type2, gj->key_mixed, key);
 }
 
 static inline bool
 outer_row_key(const GpuJoinState *gj, const Datum *values, const bool *isnull, int64 *key)
 {
 	return row_key(values, isnull, gj->outer_key, gj->outer_type,
-				   gj->outer_key2, gj->outer_type2, key);
+				   gj->outer_key2, gj->outer_type2, gj->key_mixed, key);
 }
 
 static inline void
@@ -725,7 +732,7 @@ use_key_filter(GpuJoinState *gj)
 		return;
 	gpuhash_heap_reader_set_key_filter(gj->outer_reader, gj->kf_words, gj->kf_nwords,
 									   gj->outer_key - 1, gj->outer_type,
-									   gj->outer_key2 - 1, gj->outer_type2);
+									   gj->outer_key2 - 1, gj->outer_type2, gj->key_mixed);
 	gj->stats.kf_bytes = gj->kf_nwords * sizeof(uint64);
 }
 

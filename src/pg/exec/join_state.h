@@ -85,11 +85,16 @@ typedef struct GpuJoinState
 	AttrNumber	inner_key;
 	Oid			outer_type;
 	Oid			inner_type;
-	/* a second key, packed with the first into 8 bytes (join_path.c), or 0 */
+	/*
+	 * A second key, packed with the first into 8 bytes (join_path.c), or 0;
+	 * mixed when one of them is a bigint (gpuhash_mix_keys), and then the
+	 * key holds neither value.
+	 */
 	AttrNumber	outer_key2;
 	AttrNumber	inner_key2;
 	Oid			outer_type2;
 	Oid			inner_type2;
+	bool		key_mixed;
 	int			key_width;
 	ght_method	plan_method;
 	ght_device	plan_device;
@@ -271,6 +276,7 @@ elapsed_ms_since(instr_time start)
 static inline int64
 gpuhash_inner_key_value(const GpuJoinState *gj, int c, int64 key)
 {
+	Assert(!gj->key_mixed);
 	if (gj->inner_key2 == 0)
 		return key;
 	if (c == gj->inner_key - 1)

@@ -151,14 +151,21 @@ typedef struct HashClause
 } HashClause;
 
 /*
- * What the node hashes on: one clause, or two whose keys are 4 bytes wide
- * on both sides (integer, smallint or date), packed into one 8-byte key
- * that two rows share exactly when both values are equal.  Two keys of
- * which one is a bigint would need 12 bytes or more; then one clause is
- * hashed and the other is rechecked on each match like any other join
- * clause, as are clauses beyond the second.
+ * What the node hashes on: one clause, or two.  Two whose keys are 4 bytes
+ * wide on both sides (integer, smallint or date) are packed into one 8-byte
+ * key that two rows share exactly when both values are equal.  Two of which
+ * one is a bigint would need 12 bytes or more; their values are mixed into
+ * an 8-byte key instead (gpuhash_mix_keys), which equal values share but
+ * unequal ones may too, so both clauses are tested again on each pair.
+ * Hashing one of them alone would leave a probe row to walk every build
+ * row of its value, where that column has few values (a semi join over a
+ * key of three values ran for minutes).  Clauses beyond the second are
+ * tested on each pair like any other join clause.
  */
 #define GPUHASH_MAX_HASH_CLAUSES 2
+
+/* a pair a semi or anti join walks, in operators (cost_gpu_join) */
+#define SEMI_PAIR_COST_SHARE 0.1
 
 /*
  * A key filter is planned where the join is expected to keep under this
@@ -172,6 +179,7 @@ typedef struct HashKeys
 {
 	int			n;
 	HashClause	c[GPUHASH_MAX_HASH_CLAUSES];
+	bool		mixed;			/* two clauses, not both narrow: tested again */
 } HashKeys;
 
 static bool
@@ -267,6 +275,23 @@ is_narrow_clause(const HashClause *hc)
 }
 
 /*
+ * Are a plan's two keys mixed rather than packed (HashKeys)?  As the
+ * executor tells it from the keys' types (join_exec.c).
+ */
+static bool
+keys_mixed(List *outer_exprs, List *inner_exprs)
+{
+	ListCell   *lc;
+
+	if (list_length(outer_exprs) < 2)
+		return false;
+	foreach(lc, list_concat_copy(outer_exprs, inner_exprs))
+		if (exprType(lfirst(lc)) == INT8OID)
+			return true;
+	return false;
+}
+
+/*
  * Whether a join clause filters the join's output rows rather than
  * deciding which pairs match: a left or anti join's pushed-down clause.
  */
@@ -279,7 +304,8 @@ filters_output(JoinType jointype, RestrictInfo *ri, Relids joinrelids)
 
 /*
  * The clauses to hash on (HashKeys): the first two narrow ones of the
- * restriction list when it has two, else its first hashable one.  A
+ * restriction list when it has two, else its first two hashable ones
+ * (mixed), else its first hashable one.  A
  * hashable clause is an integer (or date) equality between a key of each
  * side.  For left and anti joins only join clauses count: pushed-down ones
  * filter the result instead, null-extended rows included.  (A semi join,
@@ -291,9 +317,11 @@ find_hash_clauses(List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
 {
 	ListCell   *lc;
 	HashClause	first = {0};
+	HashClause	second = {0};
 	HashClause	hc;
 
 	keys->n = 0;
+	keys->mixed = false;
 	foreach(lc, restrictlist)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
@@ -329,6 +357,8 @@ find_hash_clauses(List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		hc.rinfo = rinfo;
 		if (first.rinfo == NULL)
 			first = hc;
+		else if (second.rinfo == NULL)
+			second = hc;
 		if (is_narrow_clause(&hc))
 		{
 			keys->c[keys->n++] = hc;
@@ -336,9 +366,11 @@ find_hash_clauses(List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
 				return true;
 		}
 	}
-	/* fewer than two narrow clauses: hash the first one alone */
-	keys->n = first.rinfo != NULL ? 1 : 0;
+	/* fewer than two narrow clauses: mix the first two, or hash the one */
 	keys->c[0] = first;
+	keys->c[1] = second;
+	keys->n = first.rinfo == NULL ? 0 : second.rinfo == NULL ? 1 : 2;
+	keys->mixed = keys->n == 2;
 	return keys->n > 0;
 }
 
@@ -660,7 +692,7 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 	double		build_rows = table_rows(inner, inner_split);
 	double		pairs;
 	double		matches;
-	double		right_pairs = 0;
+	double		walked = 0;
 
 	if (inner_split)
 		emitted = out_rows / gpuhash_parallel_divisor(inner->parallel_workers);
@@ -685,7 +717,17 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 	 * so its pairs are about the build rows its keys reach, once a batch.
 	 */
 	if (GPUHASH_JOIN_IS_RIGHT(jointype))
-		right_pairs = quals == NIL ? Min(pairs, outer->rows + build_rows) : pairs;
+		walked = quals == NIL ? Min(pairs, outer->rows + build_rows) : pairs;
+
+	/*
+	 * A semi or anti join with other clauses is handed every pair of its
+	 * probe keys and tests them until one passes (join_exec.c's
+	 * match_with_quals), where PostgreSQL's hash join stops at the first:
+	 * about 2 ns a pair on the development machine, a tenth of an
+	 * operator's cost.  Over a skewed key that walk is the whole query.
+	 */
+	else if ((jointype == JOIN_SEMI || jointype == JOIN_ANTI) && quals != NIL)
+		walked = pairs * SEMI_PAIR_COST_SHARE;
 
 	/* what is kept per build row runs once a build row, not once a pair */
 	cost_qual_eval(&mc, memo, root);
@@ -698,7 +740,7 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cp, JoinType jointype, Path *outer,
 					   input_row_cost(root, inner, keys_are_columns(keys, false), false)) + qc.startup;
 	cp->path.total_cost = cp->path.startup_cost + outer->total_cost +
 		outer->rows * in->row_cost + matches * qc.per_tuple + emitted * cpu_tuple_cost +
-		Min(matches, build_rows) * mc.per_tuple + right_pairs * cpu_operator_cost -
+		Min(matches, build_rows) * mc.per_tuple + walked * cpu_operator_cost -
 		in->read_credit;
 	/* a right join's rows come only once every probe row is read */
 	if (GPUHASH_JOIN_IS_RIGHT(jointype))
@@ -744,7 +786,8 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 	{
 		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 
-		if (list_member_ptr(rinfos, ri))
+		/* a mixed key's clauses are tested on each pair too */
+		if (list_member_ptr(rinfos, ri) && !keys->mixed)
 			continue;
 		quals = lappend(quals, ri->clause);
 		if (!filters_output(jointype, ri, joinrel->relids))
@@ -1343,9 +1386,11 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 	AttrNumber	resno = 1;
 	int			key_width = 4;
 	double		build_rows;
+	bool		mixed;
 
 	foreach(lc, hash_rinfos)
 		hash_clauses = lappend(hash_clauses, lfirst_node(RestrictInfo, lc)->clause);
+	mixed = keys_mixed(outer_exprs, inner_exprs);
 	/*
 	 * The outer scan's late filter moves here (or on to the join above),
 	 * with the columns it reads; the inner side's is a join clause here,
@@ -1399,7 +1444,7 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 	{
 		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 
-		if (list_member_ptr(hash_rinfos, ri))
+		if (list_member_ptr(hash_rinfos, ri) && !mixed)
 			continue;
 		if (filters_output(jointype, ri, joinrelids))
 			*otherquals = lappend(*otherquals, ri->clause);
