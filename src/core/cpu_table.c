@@ -498,6 +498,8 @@ ght_cpu_probe_begin(ght_probe *p, const void *keys)
 		{
 			st->ref[i] = ref;
 			st->rows[i] = W32(t) ? ref_rows_32(&t->ix, ref) : ref_rows_64(&t->ix, ref);
+			if (p->cap > 0 && st->rows[i] > p->cap)
+				st->rows[i] = p->cap;
 			p->total += st->rows[i];
 		}
 		else

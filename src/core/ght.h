@@ -304,6 +304,17 @@ ght_status	ght_select(ght_table *t, const void *keys, uint64_t n, int anti,
  * 0 at the end.  The caller's keys may be reused once ght_probe_begin returns.
  */
 ght_status	ght_probe_begin(ght_table *t, const void *keys, uint64_t n, ght_probe **out);
+
+/*
+ * The same, handing out at most cap pairs of each key (its first cap rows in
+ * build order; cap 0: all), and counting only those in ght_probe_total.  For
+ * a caller that needs one pair of a key that passes a test of its own (a
+ * semi join's other clauses) and would otherwise be handed every row of a
+ * key with many: it probes again, uncapped, only the keys that got cap pairs
+ * and none that passed.
+ */
+ght_status	ght_probe_begin_capped(ght_table *t, const void *keys, uint64_t n, uint64_t cap,
+								   ght_probe **out);
 uint64_t	ght_probe_total(const ght_probe *p);
 ght_status	ght_probe_next(ght_probe *p, uint64_t max_pairs,
 						   const uint32_t **probe_idx, const uint64_t **payload,

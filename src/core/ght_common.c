@@ -399,6 +399,12 @@ ght_select(ght_table *t, const void *keys, uint64_t n, int anti,
 ght_status
 ght_probe_begin(ght_table *t, const void *keys, uint64_t n, ght_probe **out)
 {
+	return ght_probe_begin_capped(t, keys, n, 0, out);
+}
+
+ght_status
+ght_probe_begin_capped(ght_table *t, const void *keys, uint64_t n, uint64_t cap, ght_probe **out)
+{
 	ght_probe  *p;
 	ght_status	s = check_probe(t, keys, n);
 
@@ -411,6 +417,7 @@ ght_probe_begin(ght_table *t, const void *keys, uint64_t n, ght_probe **out)
 	p->t = t;
 	p->ctx = t->ctx;
 	p->n = n;
+	p->cap = cap;
 	if (n > 0)
 	{
 		s = t->ctx->dev == GHT_GPU ? ght_gpu_probe_begin(p, keys) : ght_cpu_probe_begin(p, keys);

@@ -95,6 +95,7 @@ struct ght_probe
 	ght_table  *t;
 	ght_ctx    *ctx;			/* t->ctx; ending a probe reads only this */
 	uint64_t	n;				/* probe keys */
+	uint64_t	cap;			/* most pairs a key (0: all) */
 	uint64_t	total;			/* matching pairs */
 	uint64_t	emitted;		/* pairs handed out so far */
 	uint32_t   *out_idx;		/* host (pinned on the GPU) */

@@ -367,6 +367,16 @@ ght_gpu_select(ght_table *t, const void *keys, uint64_t n, int anti,
 	})
 }
 
+/* A capped probe (ght_probe_begin_capped) hands out at most cap rows a key. */
+__global__ void
+cap_counts(uint64_t *cnt, uint64_t n, uint64_t cap)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+		if (cnt[i] > cap)
+			cnt[i] = cap;
+}
+
 /* What a GPU probe keeps between ght_probe_begin and ght_probe_end. */
 struct gpu_probe_state
 {
@@ -405,6 +415,11 @@ ght_gpu_probe_begin(ght_probe *p, const void *keys)
 		GCHECK(ctx, cudaStreamSynchronize(st));
 		GTRY(find_all(t, keys, n, dk, 0, nullptr, nullptr, s->refs.as<uint64_t>(), s->cnt.as<uint64_t>()));
 		dk.reset();
+		if (p->cap > 0)
+		{
+			cap_counts<<<grid_for(n, 256), 256, 0, st>>>(s->cnt.as<uint64_t>(), n, p->cap);
+			GLAUNCH(ctx, "cap the pair counts");
+		}
 		CUB_RUN(ctx, st, cub::DeviceScan::ExclusiveSum(d_temp_storage, temp_storage_bytes, s->cnt.as<uint64_t>(),
 													   s->pos.as<uint64_t>(), (int64_t) (n + 1), st));
 		GCHECK(ctx, cudaMemcpy(&p->total, s->pos.as<uint64_t>() + n, sizeof(uint64_t), cudaMemcpyDeviceToHost));

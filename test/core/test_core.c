@@ -217,6 +217,87 @@ pair_cmp(const void *a, const void *b)
 }
 
 /*
+ * A probe capped at two pairs a key: each key gets min(its rows, 2) pairs,
+ * of its own rows, and for a static table its first two in build order
+ * (the reference's order, which the uncapped probe was found to keep).
+ */
+static int
+check_capped_probe(const config *c, ght_table *t, const ref_table *ref, const void *pk,
+				   uint64_t np, const uint64_t *rf_at, const uint64_t *rf_cnt, uint64_t max_pairs)
+{
+	const uint64_t cap = 2;
+	uint64_t   *seen = calloc(np ? np : 1, sizeof(uint64_t));
+	uint64_t	expect_total = 0,
+				got;
+	ght_probe  *p = NULL;
+	int			ok = 0;
+	int			unordered = (c->flags & 1) != 0;
+
+	for (uint64_t i = 0; i < np; i++)
+		expect_total += rf_cnt[i] < cap ? rf_cnt[i] : cap;
+	if (ght_probe_begin_capped(t, pk, np, cap, &p) != GHT_OK)
+	{
+		snprintf(fail_msg, sizeof(fail_msg), "capped probe_begin failed: %s", ght_ctx_error_detail(c->ctx));
+		goto out;
+	}
+	if (ght_probe_total(p) != expect_total)
+	{
+		snprintf(fail_msg, sizeof(fail_msg), "capped probe total %" PRIu64 ", want %" PRIu64,
+				 ght_probe_total(p), expect_total);
+		goto out;
+	}
+	for (;;)
+	{
+		const uint32_t *pi;
+		const uint64_t *pv;
+
+		if (ght_probe_next(p, max_pairs, &pi, &pv, &got) != GHT_OK)
+		{
+			snprintf(fail_msg, sizeof(fail_msg), "capped probe_next failed: %s", ght_ctx_error_detail(c->ctx));
+			goto out;
+		}
+		if (got == 0)
+			break;
+		for (uint64_t j = 0; j < got; j++)
+		{
+			uint64_t	i = pi[j];
+			int			own = 0;
+
+			if (i >= np || seen[i] >= cap || seen[i] >= rf_cnt[i])
+			{
+				snprintf(fail_msg, sizeof(fail_msg), "capped probe: too many pairs for index %" PRIu64, i);
+				goto out;
+			}
+			if (!unordered)
+				own = ref->rows[rf_at[i] + seen[i]].payload == pv[j];
+			else
+				for (uint64_t r = 0; r < rf_cnt[i] && !own; r++)
+					own = ref->rows[rf_at[i] + r].payload == pv[j];
+			if (!own)
+			{
+				snprintf(fail_msg, sizeof(fail_msg), "capped probe: index %" PRIu64 " pair %" PRIu64
+						 " has payload %#" PRIx64 ", not %s", i, seen[i], pv[j],
+						 unordered ? "one of its rows'" : "its row's in build order");
+				goto out;
+			}
+			seen[i]++;
+		}
+	}
+	for (uint64_t i = 0; i < np; i++)
+		if (seen[i] != (rf_cnt[i] < cap ? rf_cnt[i] : cap))
+		{
+			snprintf(fail_msg, sizeof(fail_msg), "capped probe: index %" PRIu64 " got %" PRIu64
+					 " pairs of %" PRIu64, i, seen[i], rf_cnt[i]);
+			goto out;
+		}
+	ok = 1;
+out:
+	ght_probe_end(p);
+	free(seen);
+	return ok;
+}
+
+/*
  * Probe t with probes[] every way and compare with the reference.  For
  * mutable tables the pairs of one probe may come in any order.
  */
@@ -358,6 +439,8 @@ check_probes(const config *c, ght_table *t, const ref_table *ref,
 					 i, have[2 * i], have[2 * i + 1], want[2 * i], want[2 * i + 1]);
 			goto out;
 		}
+	if (!check_capped_probe(c, t, ref, pk, np, rf_at, rf_cnt, max_pairs))
+		goto out;
 	ok = 1;
 out:
 	free(rf_at);

@@ -50,6 +50,7 @@ typedef struct GpuJoinStats
 	uint64		kf_removed;		/* ... the rows it removed, */
 	bool		kf_dropped;		/* ... switched off after its first rows */
 	uint64		repeat_keys;	/* right semi or anti: probe rows whose key was probed already */
+	uint64		semi_rekeys;	/* semi or anti with other clauses: keys probed again for more pairs */
 } GpuJoinStats;
 
 typedef enum GpuJoinEmit
