@@ -176,17 +176,21 @@ SELECT tr8.k FROM tr8 WHERE NOT EXISTS (SELECT FROM tr4 WHERE tr4.k = tr8.k) ORD
 -- two bigint pairs whose mixed keys are equal though their values are not:
 -- the clauses tested again on each pair tell them apart (the values solve
 -- gpuhash_mix_keys for (1, 0)'s key)
+-- (each row 20 times: the planner mixes two keys only where either alone
+-- would leave more than 16 build rows a value)
 CREATE TABLE tm1 (a int8, b int8);
 CREATE TABLE tm2 (a int8, b int8);
-INSERT INTO tm1 VALUES (1, 0), (3, 3);
-INSERT INTO tm2 VALUES (1, 0), (2, 3223796032733173694), (-5, -7622501665040842466),
-                       (7, 8937710677365440219), (3, 3);
+INSERT INTO tm1 SELECT a, b FROM (VALUES (1, 0), (3, 3)) v(a, b), generate_series(1, 20);
+INSERT INTO tm2 SELECT a, b FROM (VALUES (1::int8, 0::int8), (2, 3223796032733173694), (-5, -7622501665040842466),
+                                         (7, 8937710677365440219), (3, 3)) v(a, b), generate_series(1, 20);
 ANALYZE tm1, tm2;
-SELECT tm1.a, tm1.b, tm2.a, tm2.b FROM tm1 JOIN tm2 ON tm1.a = tm2.a AND tm1.b = tm2.b ORDER BY 1;
-SELECT tm2.a, tm2.b FROM tm2 WHERE EXISTS (SELECT FROM tm1 WHERE tm1.a = tm2.a AND tm1.b = tm2.b) ORDER BY 1;
-SELECT tm2.a FROM tm2 WHERE NOT EXISTS (SELECT FROM tm1 WHERE tm1.a = tm2.a AND tm1.b = tm2.b) ORDER BY 1;
-SELECT count(*) AS gpu_nodes FROM pg_temp.plan('SELECT tm2.a FROM tm2 WHERE NOT EXISTS (SELECT FROM tm1 WHERE tm1.a = tm2.a AND tm1.b = tm2.b)') p
-WHERE p ~ 'GpuHash';
+SELECT tm1.a, tm1.b, tm2.a, tm2.b, count(*) FROM tm1 JOIN tm2 ON tm1.a = tm2.a AND tm1.b = tm2.b
+GROUP BY 1, 2, 3, 4 ORDER BY 1;
+SELECT tm2.a, tm2.b, count(*) FROM tm2 WHERE EXISTS (SELECT FROM tm1 WHERE tm1.a = tm2.a AND tm1.b = tm2.b)
+GROUP BY 1, 2 ORDER BY 1;
+SELECT tm2.a, count(*) FROM tm2 WHERE NOT EXISTS (SELECT FROM tm1 WHERE tm1.a = tm2.a AND tm1.b = tm2.b)
+GROUP BY 1 ORDER BY 1;
+SELECT * FROM pg_temp.plan('SELECT tm2.a FROM tm2 WHERE NOT EXISTS (SELECT FROM tm1 WHERE tm1.a = tm2.a AND tm1.b = tm2.b)');
 -- a date never meets a timestamp through the node
 SELECT count(*) AS gpu_nodes
 FROM pg_temp.plan('SELECT * FROM kl JOIN kr ON kl.d = kr.d::timestamp') p WHERE p ~ 'GpuHash';

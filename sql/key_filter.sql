@@ -82,6 +82,11 @@ INSERT INTO kf_dim VALUES
   (NULL, NULL, NULL, NULL, NULL, NULL, 2),
   (-1, 4294967296 + 50, -1, '-infinity', -1, -1, 3);
 ANALYZE kf_fact, kf_dim;
+CREATE TABLE kf_few (k4 int, k8 bigint, a int, b int, w int);
+INSERT INTO kf_few SELECT g % 3 * 50, CASE WHEN g % 3 = 2 THEN 4294967296 + 50 ELSE g % 3 * 50 END,
+                          g % 5, g % 5 * 40, g % 7
+FROM generate_series(1, 600) g;
+ANALYZE kf_few;
 
 CREATE TABLE corpus (ord int, q text);
 INSERT INTO corpus VALUES
@@ -108,7 +113,7 @@ INSERT INTO corpus VALUES
   (15, 'SELECT f.id, d.w FROM kf_fact f LEFT JOIN kf_dim d ON f.k4 = d.k4'),
   -- an empty build: the outer side is not read
   (16, 'SELECT f.id, d.w FROM kf_fact f JOIN kf_dim d ON f.k4 = d.k4 AND d.w > 100'),
-  -- a bigint and a 4-byte key mixed into one, as the join mixes them
+  -- a bigint and a 4-byte key, few rows a value: the first hashed alone
   (17, 'SELECT f.id, d.w FROM kf_fact f JOIN kf_dim d ON f.k8 = d.k8 AND f.b = d.b'),
   (18, 'SELECT f.id FROM kf_fact f WHERE EXISTS (SELECT 1 FROM kf_dim d WHERE d.k4 = f.k8 AND d.a = f.a)');
 
@@ -152,6 +157,22 @@ SELECT ord, pg_temp.same(q) FROM corpus_early ORDER BY ord;
 SELECT removed <= unmatched AS none_with_a_match, removed >= 0.95 * unmatched AS most_without
 FROM (SELECT pg_temp.kf_removed('SELECT e.v, d.w FROM kf_early e JOIN kf_dim d ON e.k4 = d.k4') AS removed,
              (SELECT count(*) FROM kf_early e WHERE NOT EXISTS (SELECT 1 FROM kf_dim d WHERE d.k4 = e.k4)) AS unmatched) s;
+
+-- a bigint and a 4-byte key mixed into one (kf_few has more than 16 rows a
+-- value of each, so neither is hashed alone), the reader mixing as the join
+-- does; building costs again, so that kf_few is the side built
+SET gpuhash.join_build_row_cost = 0.01;
+SELECT pg_temp.kf('SELECT f.id, d.w FROM kf_fact f JOIN kf_few d ON f.k8 = d.k8 AND f.b = d.b'),
+       pg_temp.same('SELECT f.id, d.w FROM kf_fact f JOIN kf_few d ON f.k8 = d.k8 AND f.b = d.b');
+SELECT pg_temp.kf('SELECT f.id FROM kf_fact f WHERE EXISTS (SELECT 1 FROM kf_few d WHERE d.k4 = f.k8 AND d.a = f.a)'),
+       pg_temp.same('SELECT f.id FROM kf_fact f WHERE EXISTS (SELECT 1 FROM kf_few d WHERE d.k4 = f.k8 AND d.a = f.a)');
+SELECT pg_temp.kf('SELECT e.v, d.w FROM kf_early e JOIN kf_few d ON e.k8 = d.k8 AND e.a = d.a'),
+       pg_temp.same('SELECT e.v, d.w FROM kf_early e JOIN kf_few d ON e.k8 = d.k8 AND e.a = d.a');
+SELECT count(*) AS mixed_plans FROM (VALUES
+  ('SELECT f.id, d.w FROM kf_fact f JOIN kf_few d ON f.k8 = d.k8 AND f.b = d.b'),
+  ('SELECT f.id FROM kf_fact f WHERE EXISTS (SELECT 1 FROM kf_few d WHERE d.k4 = f.k8 AND d.a = f.a)')) q(q),
+  LATERAL pg_temp.analyzed(q.q, 'Hash Cond') l WHERE l ~ ' AND ';
+RESET gpuhash.join_build_row_cost;
 
 -- a join the planner expects to be selective but is not (the statistics
 -- are stale): the reader switches the filter off after its first rows
@@ -231,4 +252,4 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
-DROP TABLE kf_fact, kf_dim, kf_stale, kf_early, kf_wide, kf_big, corpus, corpus_early;
+DROP TABLE kf_fact, kf_dim, kf_few, kf_stale, kf_early, kf_wide, kf_big, corpus, corpus_early;

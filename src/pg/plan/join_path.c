@@ -39,6 +39,7 @@
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "utils/rel.h"
+#include "utils/selfuncs.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_class.h"
 #include "parser/parsetree.h"
@@ -311,8 +312,27 @@ filters_output(JoinType jointype, RestrictInfo *ri, Relids joinrelids)
  * filter the result instead, null-extended rows included.  (A semi join,
  * like an inner join, treats all its clauses alike.)
  */
+/*
+ * Two clauses are mixed only where hashing one alone would leave a probe
+ * row more build rows a key than this to test the other on: mixing builds a
+ * table of the pairs and tests both clauses on each match, which cost a
+ * bigint-and-integer join of 4 rows a first key 20 % more on the
+ * development machine (bench/NOTES.md section 40), where a first key of
+ * three values had cost minutes.
+ */
+#define MIX_MIN_ROWS_PER_VALUE 16
+
+/* The inner side's rows per distinct value of e, as PostgreSQL estimates them. */
+static double
+rows_per_value(PlannerInfo *root, Expr *e, RelOptInfo *innerrel)
+{
+	double		nd = estimate_num_groups(root, list_make1(e), innerrel->rows, NULL, NULL);
+
+	return innerrel->rows / Max(nd, 1.0);
+}
+
 static bool
-find_hash_clauses(List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
+find_hash_clauses(PlannerInfo *root, List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
 				  RelOptInfo *innerrel, JoinType jointype, HashKeys *keys)
 {
 	ListCell   *lc;
@@ -366,11 +386,24 @@ find_hash_clauses(List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
 				return true;
 		}
 	}
-	/* fewer than two narrow clauses: mix the first two, or hash the one */
+	/*
+	 * Fewer than two narrow clauses: hash the one, or of two the first
+	 * whose inner key has few rows a value, or else mix the two.
+	 */
+	keys->n = first.rinfo == NULL ? 0 : 1;
 	keys->c[0] = first;
-	keys->c[1] = second;
-	keys->n = first.rinfo == NULL ? 0 : second.rinfo == NULL ? 1 : 2;
-	keys->mixed = keys->n == 2;
+	if (second.rinfo != NULL)
+	{
+		if (rows_per_value(root, first.inner_expr, innerrel) > MIX_MIN_ROWS_PER_VALUE)
+			keys->c[0] = second;
+		if (rows_per_value(root, keys->c[0].inner_expr, innerrel) > MIX_MIN_ROWS_PER_VALUE)
+		{
+			keys->c[0] = first;
+			keys->c[1] = second;
+			keys->n = 2;
+			keys->mixed = true;
+		}
+	}
 	return keys->n > 0;
 }
 
@@ -1239,7 +1272,7 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		PATH_REQ_OUTER(outer) != NULL || PATH_REQ_OUTER(inner) != NULL ||
 		!bms_is_empty(joinrel->lateral_relids))
 		return;
-	if (!find_hash_clauses(extra->restrictlist, joinrel, outerrel, innerrel, jointype, &keys))
+	if (!find_hash_clauses(root, extra->restrictlist, joinrel, outerrel, innerrel, jointype, &keys))
 		return;
 
 	/*
