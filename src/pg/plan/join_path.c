@@ -304,15 +304,6 @@ filters_output(JoinType jointype, RestrictInfo *ri, Relids joinrelids)
 }
 
 /*
- * The clauses to hash on (HashKeys): the first two narrow ones of the
- * restriction list when it has two, else its first two hashable ones
- * (mixed), else its first hashable one.  A
- * hashable clause is an integer (or date) equality between a key of each
- * side.  For left and anti joins only join clauses count: pushed-down ones
- * filter the result instead, null-extended rows included.  (A semi join,
- * like an inner join, treats all its clauses alike.)
- */
-/*
  * Two clauses are mixed only where hashing one alone would leave a probe
  * row more build rows a key than this to test the other on: mixing builds a
  * table of the pairs and tests both clauses on each match, which cost a
@@ -331,6 +322,16 @@ rows_per_value(PlannerInfo *root, Expr *e, RelOptInfo *innerrel)
 	return innerrel->rows / Max(nd, 1.0);
 }
 
+/*
+ * The clauses to hash on (HashKeys): the first two narrow ones of the
+ * restriction list when it has two; else, of its first two hashable ones,
+ * the first whose inner key has at most MIX_MIN_ROWS_PER_VALUE rows a
+ * value, or both mixed where neither has; else its one hashable clause.  A
+ * hashable clause is an integer (or date) equality between a key of each
+ * side.  For left and anti joins only join clauses count: pushed-down ones
+ * filter the result instead, null-extended rows included.  (A semi join,
+ * like an inner join, treats all its clauses alike.)
+ */
 static bool
 find_hash_clauses(PlannerInfo *root, List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
 				  RelOptInfo *innerrel, JoinType jointype, HashKeys *keys)
