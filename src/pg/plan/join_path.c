@@ -155,13 +155,14 @@ typedef struct HashClause
  * What the node hashes on: one clause, or two.  Two whose keys are 4 bytes
  * wide on both sides (integer, smallint or date) are packed into one 8-byte
  * key that two rows share exactly when both values are equal.  Two of which
- * one is a bigint would need 12 bytes or more; their values are mixed into
- * an 8-byte key instead (gpuhash_mix_keys), which equal values share but
- * unequal ones may too, so both clauses are tested again on each pair.
- * Hashing one of them alone would leave a probe row to walk every build
- * row of its value, where that column has few values (a semi join over a
- * key of three values ran for minutes).  Clauses beyond the second are
- * tested on each pair like any other join clause.
+ * one is a bigint would need 12 bytes or more: one of them is hashed alone
+ * where it has few rows a value, and otherwise their values are mixed into
+ * an 8-byte key (gpuhash_mix_keys), which equal values share but unequal
+ * ones may too, so both clauses are tested again on each pair.  Hashing a
+ * column of few values alone would leave a probe row to walk every build
+ * row of its value (a semi join over a key of three values ran for
+ * minutes).  Clauses beyond the second are tested on each pair like any
+ * other join clause.
  */
 #define GPUHASH_MAX_HASH_CLAUSES 2
 
