@@ -1197,12 +1197,20 @@ test_pairs(GpuJoinState *gj, const void *keys, uint64 nkeys, uint64 cap, const u
 #define SEMI_PAIRS_GROWTH 16
 #define SEMI_LAST_CAP 65536
 
+/* Is key k, handed cap pairs this round, still undecided (its row unmatched)? */
+static inline bool
+undecided(GpuJoinState *gj, const uint32 *got, uint64 k, uint64 cap)
+{
+	return got[k] == cap && !gj->row_match[row_of_key(gj, k)];
+}
+
 static void
 match_with_quals(GpuJoinState *gj)
 {
 	uint64		nkeys = gj->nkeys;
 	uint32	   *got = MemoryContextAllocHuge(CurrentMemoryContext, Max(nkeys, 1) * sizeof(uint32));
 	const char *keys = gj->outer_keys->ptr;
+	const uint32 *idx = NULL;	/* this round's probe index -> key index (NULL: the same) */
 	char	   *again_keys = NULL;
 	uint32	   *again = NULL;
 	uint64		n = nkeys;
@@ -1214,38 +1222,36 @@ match_with_quals(GpuJoinState *gj)
 
 		if (cap > SEMI_LAST_CAP)
 		{
-			test_pairs(gj, keys, n, 0, again, NULL);
+			test_pairs(gj, keys, n, 0, idx, NULL);
 			break;
 		}
 		for (uint64 j = 0; j < n; j++)
-			got[again ? again[j] : j] = 0;
-		test_pairs(gj, keys, n, cap, again, got);
+			got[idx ? idx[j] : j] = 0;
+		test_pairs(gj, keys, n, cap, idx, got);
 
-		/* the keys left undecided, in place after the first round */
+		/* the keys left undecided, compacted in place after the first round */
 		for (uint64 j = 0; j < n; j++)
-		{
-			uint64		k = again ? again[j] : j;
-
-			if (got[k] == cap && !gj->row_match[row_of_key(gj, k)])
-				m++;
-		}
-		if (m > 0 && again == NULL)
+			m += undecided(gj, got, idx ? idx[j] : j, cap);
+		if (m == 0)
+			break;
+		if (again == NULL)
 		{
 			again = MemoryContextAllocHuge(CurrentMemoryContext, m * sizeof(uint32));
 			again_keys = MemoryContextAllocHuge(CurrentMemoryContext, m * w);
 		}
 		m = 0;
-		for (uint64 j = 0; j < n && again_keys != NULL; j++)
+		for (uint64 j = 0; j < n; j++)
 		{
-			uint64		k = again && keys == again_keys ? again[j] : j;
+			uint64		k = idx ? idx[j] : j;
 
-			if (got[k] == cap && !gj->row_match[row_of_key(gj, k)])
+			if (undecided(gj, got, k, cap))
 			{
 				memmove(again_keys + m * w, keys + j * w, w);
 				again[m++] = (uint32) k;
 			}
 		}
 		keys = again_keys;
+		idx = again;
 		n = m;
 		gj->stats.semi_rekeys += m;
 		CHECK_FOR_INTERRUPTS();
@@ -1801,6 +1807,8 @@ gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	List	   *context;
 	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
 	const GpuJoinStats *built = gj->stats.built ? &gj->stats : NULL;
+	uint64		repeats;
+	uint64		rekeys;
 
 	context = set_deparse_context_plan(es->deparse_cxt, (Plan *) cscan, ancestors);
 	if (gj->scan_only)
@@ -1856,12 +1864,12 @@ gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (gj->keep_inner)
 		ExplainPropertyText("Inner Values", built->inner_in_table ? "in the table" : "build rows", es);
 	explain_key_filter(gj, es);
-	if (sum_stat(gj, offsetof(GpuJoinStats, repeat_keys)) > 0)
-		ExplainPropertyUInteger("Repeated Probe Keys", NULL,
-								sum_stat(gj, offsetof(GpuJoinStats, repeat_keys)), es);
-	if (sum_stat(gj, offsetof(GpuJoinStats, semi_rekeys)) > 0)
-		ExplainPropertyUInteger("Keys Probed Again", NULL,
-								sum_stat(gj, offsetof(GpuJoinStats, semi_rekeys)), es);
+	repeats = sum_stat(gj, offsetof(GpuJoinStats, repeat_keys));
+	if (repeats > 0)
+		ExplainPropertyUInteger("Repeated Probe Keys", NULL, repeats, es);
+	rekeys = sum_stat(gj, offsetof(GpuJoinStats, semi_rekeys));
+	if (rekeys > 0)
+		ExplainPropertyUInteger("Keys Probed Again", NULL, rekeys, es);
 	if (gj->all_stats == NULL)
 	{
 		explain_stats(&gj->stats, es);

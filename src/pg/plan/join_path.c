@@ -394,13 +394,13 @@ find_hash_clauses(PlannerInfo *root, List *restrictlist, RelOptInfo *joinrel, Re
 	 */
 	keys->n = first.rinfo == NULL ? 0 : 1;
 	keys->c[0] = first;
-	if (second.rinfo != NULL)
+	if (second.rinfo != NULL &&
+		rows_per_value(root, first.inner_expr, innerrel) > MIX_MIN_ROWS_PER_VALUE)
 	{
-		if (rows_per_value(root, first.inner_expr, innerrel) > MIX_MIN_ROWS_PER_VALUE)
+		if (rows_per_value(root, second.inner_expr, innerrel) <= MIX_MIN_ROWS_PER_VALUE)
 			keys->c[0] = second;
-		if (rows_per_value(root, keys->c[0].inner_expr, innerrel) > MIX_MIN_ROWS_PER_VALUE)
+		else
 		{
-			keys->c[0] = first;
 			keys->c[1] = second;
 			keys->n = 2;
 			keys->mixed = true;
