@@ -102,8 +102,10 @@ RESET gpuhash.device_setup_cost;
 -- gpuhash.direct_scan off less its cost with it on): a filter that
 -- compiles whole is tested for a comparison a row; one that does not
 -- compile, or a scan without a filter (credited a tuple a row either way),
--- gains nothing more.
+-- gains nothing more.  The key filter, which would drop rows early here too,
+-- has its own test below.
 SET gpuhash.device_setup_cost = 0;
+SET gpuhash.key_filter = off;
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;
@@ -112,6 +114,7 @@ INSERT INTO dq VALUES
   ('compiled filters', 'SELECT count(*) FROM pd_l l JOIN pd_o o ON l.ok = o.ok WHERE l.sd > 50 AND o.od < 90'),
   ('filters not compiled', 'SELECT count(*) FROM pd_l l JOIN pd_o o ON l.ok = o.ok WHERE l.sd + 0 > 50 AND o.od + 0 < 90');
 SELECT name, pg_temp.saves(q, 'gpuhash.direct_scan') AS saved FROM dq ORDER BY name;
+RESET gpuhash.key_filter;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_nestloop;
@@ -119,8 +122,9 @@ RESET gpuhash.device_setup_cost;
 
 -- What the key filter takes off a join's cost (its cost without the filter
 -- less its cost with it): where the key is read before the rest of the
--- row; nothing where it lies after a text column, nor where the filter is
--- not planned, for a join that keeps most of its outer rows, or an anti join.
+-- row, also for a join that keeps two in five of its outer rows; nothing
+-- where it lies after a text column, nor where the filter is not planned,
+-- for a join that keeps most of its outer rows, or an anti join.
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;
@@ -129,6 +133,8 @@ INSERT INTO kq VALUES
   ('key first', 'SELECT count(*) FROM pd_l l JOIN pd_o o ON l.ok = o.ok WHERE o.od < 5 AND l.sd > 50'),
   ('key after text', 'SELECT count(*) FROM pd_lt l JOIN pd_o o ON l.ok = o.ok WHERE o.od < 5 AND l.sd > 50'),
   ('keeps most', 'SELECT count(*) FROM pd_l l JOIN pd_o o ON l.ok = o.ok WHERE o.od < 90'),
+  ('keeps two in five', 'SELECT count(*) FROM pd_l l JOIN pd_o o ON l.ok = o.ok WHERE o.od < 40 AND l.sd > 50'),
+  ('two in five after text', 'SELECT count(*) FROM pd_lt l JOIN pd_o o ON l.ok = o.ok WHERE o.od < 40 AND l.sd > 50'),
   ('anti', 'SELECT count(*) FROM pd_l l WHERE NOT EXISTS (SELECT FROM pd_o o WHERE o.ok = l.ok AND o.od < 5)');
 SELECT name, pg_temp.saves(q, 'gpuhash.key_filter') AS saved FROM kq ORDER BY name;
 RESET enable_hashjoin;

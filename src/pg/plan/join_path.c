@@ -172,9 +172,14 @@ typedef struct HashClause
 /*
  * A key filter is planned where the join is expected to keep under this
  * share of its outer rows, and its table to have at most so many keys (the
- * filter then fits GHT_KEYFILTER_MAX_WORDS at full precision).
+ * filter then fits GHT_KEYFILTER_MAX_WORDS at full precision).  Where the
+ * key is tested before the row is taken apart (early_miss) a dropped row
+ * saves more, and a filter that keeps up to half its rows still paid: W8's
+ * bottom join, keeping 40 %, read 15 % faster with it (bench/NOTES.md
+ * section 41).
  */
 #define KEY_FILTER_MAX_MATCH 0.25
+#define KEY_FILTER_EARLY_MAX_MATCH 0.5
 #define KEY_FILTER_MAX_BUILD_ROWS (GHT_KEYFILTER_MAX_WORDS * 64 / GHT_KEYFILTER_BITS_PER_KEY)
 
 typedef struct HashKeys
@@ -524,16 +529,17 @@ outer_match_share(RelOptInfo *joinrel, JoinType jointype, Path *outer, Path *inn
  * drops the rows it refuses, and the test pays only where most rows have no
  * match (outer_match_share), and where the filter stays in the caches: a
  * small table.  The reader also switches it off when its first rows say
- * otherwise.
+ * otherwise.  max_match is KEY_FILTER_EARLY_MAX_MATCH where the key is tested
+ * before the row is taken apart (early_miss), as a miss then saves the most.
  */
 static bool
-key_filter_fits(JoinType jointype, double match_share, double build_rows)
+key_filter_fits(JoinType jointype, double match_share, double build_rows, double max_match)
 {
 	if (!gpuhash_key_filter ||
 		(jointype != JOIN_INNER && jointype != JOIN_SEMI && !GPUHASH_JOIN_IS_RIGHT(jointype)) ||
 		build_rows > KEY_FILTER_MAX_BUILD_ROWS)
 		return false;
-	return match_share < KEY_FILTER_MAX_MATCH;
+	return match_share < max_match;
 }
 
 /*
@@ -573,7 +579,7 @@ early_miss(PlannerInfo *root, JoinType jointype, Path *outer, const HashKeys *ke
 	List	   *vars = NIL;
 
 	if (!gpuhash_direct_scan || !keys_are_columns(keys, true) ||
-		!key_filter_fits(jointype, match_share, build_rows) ||
+		!key_filter_fits(jointype, match_share, build_rows, KEY_FILTER_EARLY_MAX_MATCH) ||
 		!gpuhash_plain_heap_scan(root, outer))
 		return 0.0;
 	for (int i = 0; i < keys->n; i++)
@@ -589,11 +595,8 @@ early_miss(PlannerInfo *root, JoinType jointype, Path *outer, const HashKeys *ke
  * (row_cost, what the join charges an outer row for those).
  */
 static Cost
-outer_read_credit(PlannerInfo *root, JoinType jointype, Path *outer, const HashKeys *keys,
-				  double match_share, double build_rows, Cost row_cost)
+outer_read_credit(PlannerInfo *root, Path *outer, double miss, Cost row_cost)
 {
-	double		miss = early_miss(root, jointype, outer, keys, match_share, build_rows);
-
 	/*
 	 * An unfiltered side read directly is already charged less than a
 	 * tuple a row (input_row_cost), so row_cost may be negative; the sum
@@ -696,6 +699,7 @@ input_costs(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, const Has
 {
 	double		build_rows = table_rows(inner, inner_split);
 	double		share;
+	double		miss;
 
 	in->hash_sel = GPUHASH_JOIN_IS_RIGHT(jointype) ?
 		hash_selectivity(root, keys, outer, inner) : -1.0;
@@ -703,9 +707,10 @@ input_costs(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, const Has
 
 	in->setup = device_setup(dev, outer, inner);
 	in->row_cost = outer_row_cost(root, keys, outer);
-	in->read_credit = outer_read_credit(root, jointype, outer, keys, share, build_rows,
-										in->row_cost);
-	in->key_filter = key_filter_fits(jointype, share, build_rows);
+	miss = early_miss(root, jointype, outer, keys, share, build_rows);
+	in->read_credit = outer_read_credit(root, outer, miss, in->row_cost);
+	in->key_filter = miss > 0 ||
+		key_filter_fits(jointype, share, build_rows, KEY_FILTER_MAX_MATCH);
 }
 
 /*
