@@ -66,6 +66,8 @@ SELECT q, pg_temp.same_chained(q) FROM (VALUES
   ('SELECT cf.id, cf.price, c1.v, c2.grp, c2.label FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c2 ON cf.k2 = c2.k'),
   ('SELECT cf.id, c1.v, c2.label, c3.region FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c2 ON cf.k2 = c2.k JOIN c3 ON cf.k3 = c3.k'),
   ('SELECT cf.id, c1.v, c4.zone FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c4 ON c1.v = c4.v'),
+  ('SELECT cf.id, c2.grp, c3.region FROM cf JOIN c2 ON cf.k2 = c2.k JOIN c3 ON c2.grp = c3.k'),
+  ('SELECT c3.region, count(*), sum(cf.amount) FROM cf JOIN c2 ON cf.k2 = c2.k JOIN c3 ON c2.grp = c3.k GROUP BY c3.region'),
   ('SELECT cf.id, c2.grp, c3.region FROM cf JOIN c2 ON cf.k2 = c2.k JOIN c3 ON cf.k3 = c3.k WHERE c2.grp IS NOT NULL AND cf.amount > 0'),
   ('SELECT count(*), sum(cf.amount), min(c1.v), max(c3.region) FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c3 ON cf.k3 = c3.k'),
   ('SELECT c3.region, c1.v, count(*), sum(cf.amount), avg(c1.v) FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c3 ON cf.k3 = c3.k GROUP BY c3.region, c1.v'),

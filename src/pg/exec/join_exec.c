@@ -435,47 +435,20 @@ gpuhash_join_ctx(GpuJoinState *gj)
 }
 
 /*
- * The next pair of the GpuHashJoin below as this node's outer row, its
- * columns in gj->row_values; false at the end.  The child runs as it would
- * under ExecProcNode (its batches, probes and shared build), but hands over
- * its pairs here, and the columns are copied from where its batch and build
- * rows hold them.
+ * Have the GpuHashJoin below make its next pairs, until it has some to hand
+ * over; false at its end.  The child runs as it would under ExecProcNode
+ * (its batches, probes and shared build), but hands over its pairs to this
+ * node.
  */
 static bool
-next_child_pair(GpuJoinState *gj, Datum **values, bool **isnull)
+child_has_pairs(GpuJoinState *gj)
 {
 	GpuJoinState *child = gj->outer_child;
 
-	*values = gj->row_values;
-	*isnull = gj->row_isnull;
 	for (;;)
 	{
 		if (child->emit == EMIT_PAIRS && child->pos < child->npairs)
-		{
-			uint64		j = child->pos++;
-			uint64		orow = child->pidx[j];
-			Datum	   *cv = child->css.ss.ss_ScanTupleSlot->tts_values;
-			bool	   *cn = child->css.ss.ss_ScanTupleSlot->tts_isnull;
-
-			/* as the child's own emission does, fetch build rows ahead */
-			if (j + PAIR_PREFETCH_AHEAD < child->npairs && !child->inner_in_table)
-				__builtin_prefetch(child->inner.rows +
-								   child->brow[j + PAIR_PREFETCH_AHEAD] * child->inner.stride);
-			/* the child's scan tuple slot is scratch space: it emits nothing */
-			gpuhash_store_get(&child->outer, orow, cv, cn);
-			if (child->inner_in_table)
-				inner_from_table(child, orow, child->brow[j], cv + child->n_outer,
-								 cn + child->n_outer);
-			else
-				gpuhash_store_get(&child->inner, child->brow[j], cv + child->n_outer,
-								  cn + child->n_outer);
-			for (int c = 0; c < gj->n_outer; c++)
-			{
-				gj->row_values[c] = cv[gj->child_col[c]];
-				gj->row_isnull[c] = cn[gj->child_col[c]];
-			}
 			return true;
-		}
 		if (child->emit == EMIT_PAIRS)
 		{
 			if (!gpuhash_join_next_pairs(child))
@@ -493,6 +466,52 @@ next_child_pair(GpuJoinState *gj, Datum **values, bool **isnull)
 		if (child->outer.nrows > 0)
 			gpuhash_join_start_batch(child);
 	}
+}
+
+/* As the child's own emission does, fetch the build row of pair j's successor ahead. */
+static inline void
+prefetch_child_build_row(GpuJoinState *child, uint64 j)
+{
+	if (j + PAIR_PREFETCH_AHEAD < child->npairs && !child->inner_in_table)
+		__builtin_prefetch(child->inner.rows +
+						   child->brow[j + PAIR_PREFETCH_AHEAD] * child->inner.stride);
+}
+
+/*
+ * The next pair of the GpuHashJoin below as this node's outer row, its
+ * columns in gj->row_values, copied from where the child's batch and build
+ * rows hold them; false at the end.
+ */
+static bool
+next_child_pair(GpuJoinState *gj, Datum **values, bool **isnull)
+{
+	GpuJoinState *child = gj->outer_child;
+	uint64		j;
+	uint64		orow;
+	Datum	   *cv = child->css.ss.ss_ScanTupleSlot->tts_values;
+	bool	   *cn = child->css.ss.ss_ScanTupleSlot->tts_isnull;
+
+	*values = gj->row_values;
+	*isnull = gj->row_isnull;
+	if (!child_has_pairs(gj))
+		return false;
+	j = child->pos++;
+	orow = child->pidx[j];
+	prefetch_child_build_row(child, j);
+	/* the child's scan tuple slot is scratch space: it emits nothing */
+	gpuhash_store_get(&child->outer, orow, cv, cn);
+	if (child->inner_in_table)
+		inner_from_table(child, orow, child->brow[j], cv + child->n_outer,
+						 cn + child->n_outer);
+	else
+		gpuhash_store_get(&child->inner, child->brow[j], cv + child->n_outer,
+						  cn + child->n_outer);
+	for (int c = 0; c < gj->n_outer; c++)
+	{
+		gj->row_values[c] = cv[gj->child_col[c]];
+		gj->row_isnull[c] = cn[gj->child_col[c]];
+	}
+	return true;
 }
 
 /*
@@ -845,17 +864,174 @@ note_device_bytes(GpuJoinState *gj)
 }
 
 /*
+ * Whether a row with this key stays out of the outer batch: a NULL key
+ * matches nothing in an inner or semi join (anti and left joins keep the
+ * row, unmatched), and a key probed lately need not be probed again
+ * (recent_keys).
+ */
+static inline bool
+batch_skips(GpuJoinState *gj, bool keynull, int64 key)
+{
+	if (keynull)
+		return gj->jointype != JOIN_ANTI && gj->jointype != JOIN_LEFT;
+	if (gj->recent_keys != NULL && recent_key(gj->recent_keys, key))
+	{
+		gj->stats.repeat_keys++;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Take the key of the batch's row into its keys, handing them to the
+ * helper (ov) as they are written; true once the batch has its
+ * gpuhash.staging_memory.
+ */
+static inline bool
+batch_takes_key(GpuJoinState *gj, GpuhashOverlap *ov, uint64 row, bool keynull, int64 key)
+{
+	int			w = gj->key_width;
+
+	if (!keynull)
+	{
+		if (gj->key_row)
+			gj->key_row[gj->nkeys] = (uint32) row;
+		put_key(gj->outer_keys->ptr, w, gj->nkeys++, key);
+		if (ov && gj->nkeys % gj->overlap_chunk == 0)
+			gpuhash_overlap_post(ov, gj->nkeys);
+	}
+	return (row + 1) % GPUHASH_STAGING_CHECK_ROWS == 0 &&
+		(row + 1) * (gj->outer.stride + w) + gj->outer.arena_used >= gpuhash_staging_bytes();
+}
+
+/*
+ * Can the child's pairs be written straight into this node's batch
+ * (fill_from_child_pairs)?  Where each of its columns is a by-value column
+ * that the child keeps: nothing goes to an arena, and no row of the child's
+ * scan tuple is formed in between.
+ */
+static bool
+pair_copy_ok(GpuJoinState *gj)
+{
+	GpuJoinState *child = gj->outer_child;
+
+	if (gj->scan_only || gj->outer.any_byref || gj->outer.ncols != gj->n_outer)
+		return false;
+	for (int c = 0; c < gj->n_outer; c++)
+	{
+		int			k = gj->child_col[c];
+
+		if (k < child->n_outer)
+		{
+			if (child->outer.ncols != child->n_outer || !child->outer.byval[k])
+				return false;
+		}
+		else if (!child->inner_in_table &&
+				 (child->inner.ncols != child->n_inner || !child->inner.byval[k - child->n_outer]))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Fill the outer batch from the child's pairs, each written in place from
+ * the child's batch and build rows (pair_copy_ok), with what fill_batch
+ * does for a row.  Reading a chain's pairs through next_child_pair, a copy
+ * into the child's scan tuple, another into this node's row and a third
+ * into its batch, took a quarter of a CPU-only W8 (bench/NOTES.md section
+ * 41).  Returns the pairs read.
+ */
+static uint64
+fill_from_child_pairs(GpuJoinState *gj, GpuhashOverlap *ov)
+{
+	GpuJoinState *child = gj->outer_child;
+	const GpuhashStore *co = &child->outer;
+	const GpuhashStore *ci = &child->inner;
+	const int  *src = gj->child_col;
+	int			nc = gj->n_outer;
+	int			child_no = child->n_outer;
+	bool		need_key = false;
+	uint64		nread = 0;
+
+	for (int c = 0; c < nc; c++)
+		need_key |= child->inner_in_table && src[c] >= child_no &&
+			src[c] - child_no != child->inner_val;
+	while (gj->outer.nrows < gj->batch_rows)
+	{
+		uint64		j;
+		uint64		orow;
+		uint64		brow;
+		const Datum *cov;
+		const bool *con;
+		const Datum *civ = NULL;
+		const bool *cin = NULL;
+		int64		ckey = 0;
+		Datum	   *v;
+		bool	   *n;
+		bool		keynull;
+		int64		key = 0;
+
+		if ((child->emit != EMIT_PAIRS || child->pos >= child->npairs) && !child_has_pairs(gj))
+		{
+			gj->outer_done = true;
+			break;
+		}
+		nread++;
+		j = child->pos++;
+		orow = child->pidx[j];
+		brow = child->brow[j];
+		prefetch_child_build_row(child, j);
+		cov = (const Datum *) (co->rows + orow * co->stride);
+		con = (const bool *) (cov + co->ncols);
+		if (!child->inner_in_table)
+		{
+			civ = (const Datum *) (ci->rows + brow * ci->stride);
+			cin = (const bool *) (civ + ci->ncols);
+		}
+		else if (need_key)
+			ckey = gpuhash_key_at(child->outer_keys->ptr, child->key_width, orow);
+		v = gpuhash_store_slot(&gj->outer);
+		n = (bool *) (v + gj->outer.ncols);
+		for (int c = 0; c < nc; c++)
+		{
+			int			k = src[c];
+
+			if (k < child_no)
+			{
+				v[c] = cov[k];
+				n[c] = con[k];
+			}
+			else if (civ != NULL)
+			{
+				v[c] = civ[k - child_no];
+				n[c] = cin[k - child_no];
+			}
+			else
+			{
+				n[c] = false;
+				v[c] = k - child_no == child->inner_val ?
+					gpuhash_payload_datum(brow, child->payload_width) :
+					gpuhash_inner_key_datum(child, k - child_no, ckey);
+			}
+		}
+		keynull = !outer_row_key(gj, v, n, &key);
+		if (batch_skips(gj, keynull, key))
+			continue;
+		if (batch_takes_key(gj, ov, gpuhash_store_commit(&gj->outer), keynull, key))
+			break;
+	}
+	return nread;
+}
+
+/*
  * Fill the outer batch, up to gpuhash.batch_rows rows or about
- * gpuhash.staging_memory bytes.  Inner and semi joins drop rows with NULL
- * keys (they match nothing); anti and left joins keep them, unmatched.  A
+ * gpuhash.staging_memory bytes (batch_skips says which rows stay out).  A
  * helper (ov) is handed the keys as they are written.
  */
 static void
 fill_batch(GpuJoinState *gj, GpuhashOverlap *ov)
 {
 	PlanState  *outer = linitial(gj->css.custom_ps);
-	void	   *keys = gj->scan_only ? NULL : gj->outer_keys->ptr;
-	int			w = gj->key_width;
 	Instrumentation *child_instr = gj->outer_child ? outer->instrument : NULL;
 	uint64		nread = 0;
 
@@ -872,51 +1048,39 @@ fill_batch(GpuJoinState *gj, GpuhashOverlap *ov)
 		ExecReScan(outer);
 	if (child_instr)
 		InstrStartNode(child_instr);
-	while (gj->outer.nrows < gj->batch_rows)
-	{
-		Datum	   *values;
-		bool	   *isnull;
-		bool		keynull;
-		uint64		row;
-		int64		key;
+	if (gj->outer_child && !gj->scan_only && child_has_pairs(gj) && pair_copy_ok(gj))
+		nread = fill_from_child_pairs(gj, ov);
+	else
+		while (gj->outer.nrows < gj->batch_rows)
+		{
+			Datum	   *values;
+			bool	   *isnull;
+			bool		keynull;
+			uint64		row;
+			int64		key = 0;
 
-		if (!next_row(gj, outer, gj->outer_reader, &values, &isnull))
-		{
-			gj->outer_done = true;
-			break;
-		}
-		nread++;
-		if (gj->scan_only)
-		{
-			/* no join: every row is kept, and has no key */
-			row = gpuhash_store_append(&gj->outer, values, isnull);
-			if ((row + 1) % GPUHASH_STAGING_CHECK_ROWS == 0 &&
-				(row + 1) * gj->outer.stride + gj->outer.arena_used >= gpuhash_staging_bytes())
+			if (!next_row(gj, outer, gj->outer_reader, &values, &isnull))
+			{
+				gj->outer_done = true;
 				break;
-			continue;
+			}
+			nread++;
+			if (gj->scan_only)
+			{
+				/* no join: every row is kept, and has no key */
+				row = gpuhash_store_append(&gj->outer, values, isnull);
+				if ((row + 1) % GPUHASH_STAGING_CHECK_ROWS == 0 &&
+					(row + 1) * gj->outer.stride + gj->outer.arena_used >= gpuhash_staging_bytes())
+					break;
+				continue;
+			}
+			keynull = !outer_row_key(gj, values, isnull, &key);
+			if (batch_skips(gj, keynull, key))
+				continue;
+			row = gpuhash_store_append(&gj->outer, values, isnull);
+			if (batch_takes_key(gj, ov, row, keynull, key))
+				break;
 		}
-		keynull = !outer_row_key(gj, values, isnull, &key);
-		if (keynull && gj->jointype != JOIN_ANTI && gj->jointype != JOIN_LEFT)
-			continue;
-		if (gj->recent_keys != NULL && !keynull && recent_key(gj->recent_keys, key))
-		{
-			gj->stats.repeat_keys++;
-			continue;
-		}
-		row = gpuhash_store_append(&gj->outer, values, isnull);
-		if (!keynull)
-		{
-			if (gj->key_row)
-				gj->key_row[gj->nkeys] = (uint32) row;
-			put_key(keys, w, gj->nkeys++, key);
-			if (ov && gj->nkeys % gj->overlap_chunk == 0)
-				gpuhash_overlap_post(ov, gj->nkeys);
-		}
-		/* gpuhash.staging_memory bounds the batch as well as its rows */
-		if ((row + 1) % GPUHASH_STAGING_CHECK_ROWS == 0 &&
-			(row + 1) * (gj->outer.stride + w) + gj->outer.arena_used >= gpuhash_staging_bytes())
-			break;
-	}
 	if (gj->outer_reader)
 		gpuhash_heap_reader_pause(gj->outer_reader);
 	if (child_instr)

@@ -44,8 +44,8 @@ gpuhash_store_reset(GpuhashStore *st)
 	st->arena_used = 0;
 }
 
-static void
-store_grow(GpuhashStore *st)
+void
+gpuhash_store_grow(GpuhashStore *st)
 {
 	uint64		cap = Max(st->cap * 2, 1024);
 
@@ -89,7 +89,7 @@ gpuhash_store_append(GpuhashStore *st, const Datum *values, const bool *isnull)
 	bool	   *n;
 
 	if (row >= st->cap)
-		store_grow(st);
+		gpuhash_store_grow(st);
 	st->nrows = row + 1;
 	if (st->ncols == 0)
 		return row;

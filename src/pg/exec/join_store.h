@@ -28,6 +28,26 @@ extern void gpuhash_store_init(GpuhashStore *st, MemoryContext cxt, TupleDesc de
 							   bool keep_columns);
 extern void gpuhash_store_reset(GpuhashStore *st);
 extern uint64 gpuhash_store_append(GpuhashStore *st, const Datum *values, const bool *isnull);
+extern void gpuhash_store_grow(GpuhashStore *st);
+
+/*
+ * The place of the row after the last, to be written in place and then
+ * counted by gpuhash_store_commit, or left uncounted; only for a store of
+ * by-value columns (nothing goes to the arena).
+ */
+static inline Datum *
+gpuhash_store_slot(GpuhashStore *st)
+{
+	if (st->nrows >= st->cap)
+		gpuhash_store_grow(st);
+	return (Datum *) (st->rows + st->nrows * st->stride);
+}
+
+static inline uint64
+gpuhash_store_commit(GpuhashStore *st)
+{
+	return st->nrows++;
+}
 
 /*
  * Row's columns into values/isnull (by-reference values point into the
