@@ -477,40 +477,93 @@ prefetch_child_build_row(GpuJoinState *child, uint64 j)
 						   child->brow[j + PAIR_PREFETCH_AHEAD] * child->inner.stride);
 }
 
+/* Where a pair of the join below keeps its columns (child_pair_at). */
+typedef struct ChildPair
+{
+	const Datum *ov;			/* the child's batch row */
+	const bool *on;
+	const Datum *iv;			/* its build row; NULL where its table holds */
+	const bool *in;				/* the inner values (inner_in_table) */
+	uint64		payload;		/* the table's payload, then */
+	int64		key;			/* and the pair's key */
+} ChildPair;
+
+/* The rows of the child's pair j. */
+static inline void
+child_pair_at(GpuJoinState *child, uint64 j, ChildPair *p)
+{
+	uint64		orow = child->pidx[j];
+	const GpuhashStore *co = &child->outer;
+	const GpuhashStore *ci = &child->inner;
+
+	prefetch_child_build_row(child, j);
+	p->ov = (const Datum *) (co->rows + orow * co->stride);
+	p->on = (const bool *) (p->ov + co->ncols);
+	p->payload = child->brow[j];
+	if (child->inner_in_table)
+	{
+		p->iv = NULL;
+		p->in = NULL;
+		p->key = gpuhash_key_at(child->outer_keys->ptr, child->key_width, orow);
+	}
+	else
+	{
+		p->iv = (const Datum *) (ci->rows + p->payload * ci->stride);
+		p->in = (const bool *) (p->iv + ci->ncols);
+		p->key = 0;
+	}
+}
+
+/*
+ * Column k of the child's scan tuple for pair p, as the child would emit
+ * it; a by-reference value points into the child's stores, valid until its
+ * next batch.
+ */
+static inline Datum
+child_pair_column(const GpuJoinState *child, const ChildPair *p, int k, bool *isnull)
+{
+	const GpuhashStore *st = &child->outer;
+	const Datum *v = p->ov;
+	const bool *n = p->on;
+
+	if (k >= child->n_outer)
+	{
+		k -= child->n_outer;
+		if (p->iv == NULL)
+		{
+			*isnull = false;
+			return k == child->inner_val ?
+				gpuhash_payload_datum(p->payload, child->payload_width) :
+				gpuhash_inner_key_datum(child, k, p->key);
+		}
+		st = &child->inner;
+		v = p->iv;
+		n = p->in;
+	}
+	*isnull = n[k];
+	if (!n[k] && !st->byval[k])
+		return PointerGetDatum(st->arena + v[k]);
+	return v[k];
+}
+
 /*
  * The next pair of the GpuHashJoin below as this node's outer row, its
- * columns in gj->row_values, copied from where the child's batch and build
+ * columns in gj->row_values, taken from where the child's batch and build
  * rows hold them; false at the end.
  */
 static bool
 next_child_pair(GpuJoinState *gj, Datum **values, bool **isnull)
 {
 	GpuJoinState *child = gj->outer_child;
-	uint64		j;
-	uint64		orow;
-	Datum	   *cv = child->css.ss.ss_ScanTupleSlot->tts_values;
-	bool	   *cn = child->css.ss.ss_ScanTupleSlot->tts_isnull;
+	ChildPair	p;
 
 	*values = gj->row_values;
 	*isnull = gj->row_isnull;
 	if (!child_has_pairs(gj))
 		return false;
-	j = child->pos++;
-	orow = child->pidx[j];
-	prefetch_child_build_row(child, j);
-	/* the child's scan tuple slot is scratch space: it emits nothing */
-	gpuhash_store_get(&child->outer, orow, cv, cn);
-	if (child->inner_in_table)
-		inner_from_table(child, orow, child->brow[j], cv + child->n_outer,
-						 cn + child->n_outer);
-	else
-		gpuhash_store_get(&child->inner, child->brow[j], cv + child->n_outer,
-						  cn + child->n_outer);
+	child_pair_at(child, child->pos++, &p);
 	for (int c = 0; c < gj->n_outer; c++)
-	{
-		gj->row_values[c] = cv[gj->child_col[c]];
-		gj->row_isnull[c] = cn[gj->child_col[c]];
-	}
+		gj->row_values[c] = child_pair_column(child, &p, gj->child_col[c], &gj->row_isnull[c]);
 	return true;
 }
 
@@ -906,66 +959,36 @@ batch_takes_key(GpuJoinState *gj, GpuhashOverlap *ov, uint64 row, bool keynull, 
 
 /*
  * Can the child's pairs be written straight into this node's batch
- * (fill_from_child_pairs)?  Where each of its columns is a by-value column
- * that the child keeps: nothing goes to an arena, and no row of the child's
- * scan tuple is formed in between.
+ * (fill_from_child_pairs)?  Where all of this node's outer columns are by
+ * value, so that nothing goes to its arena, and the child keeps the
+ * columns of both its sides.
  */
 static bool
 pair_copy_ok(GpuJoinState *gj)
 {
 	GpuJoinState *child = gj->outer_child;
 
-	if (gj->scan_only || gj->outer.any_byref || gj->outer.ncols != gj->n_outer)
-		return false;
-	for (int c = 0; c < gj->n_outer; c++)
-	{
-		int			k = gj->child_col[c];
-
-		if (k < child->n_outer)
-		{
-			if (child->outer.ncols != child->n_outer || !child->outer.byval[k])
-				return false;
-		}
-		else if (!child->inner_in_table &&
-				 (child->inner.ncols != child->n_inner || !child->inner.byval[k - child->n_outer]))
-			return false;
-	}
-	return true;
+	return !gj->scan_only && !gj->outer.any_byref && gj->outer.ncols == gj->n_outer &&
+		child->outer.ncols == child->n_outer &&
+		(child->inner_in_table || child->inner.ncols == child->n_inner);
 }
 
 /*
  * Fill the outer batch from the child's pairs, each written in place from
  * the child's batch and build rows (pair_copy_ok), with what fill_batch
- * does for a row.  Reading a chain's pairs through next_child_pair, a copy
- * into the child's scan tuple, another into this node's row and a third
- * into its batch, took a quarter of a CPU-only W8 (bench/NOTES.md section
- * 41).  Returns the pairs read.
+ * does for a row.  A pair used to be copied whole into the child's scan
+ * tuple, then into this node's row, then into its batch: a quarter of a
+ * CPU-only W8 (bench/NOTES.md section 41).  Returns the pairs read.
  */
 static uint64
 fill_from_child_pairs(GpuJoinState *gj, GpuhashOverlap *ov)
 {
 	GpuJoinState *child = gj->outer_child;
-	const GpuhashStore *co = &child->outer;
-	const GpuhashStore *ci = &child->inner;
-	const int  *src = gj->child_col;
-	int			nc = gj->n_outer;
-	int			child_no = child->n_outer;
-	bool		need_key = false;
 	uint64		nread = 0;
 
-	for (int c = 0; c < nc; c++)
-		need_key |= child->inner_in_table && src[c] >= child_no &&
-			src[c] - child_no != child->inner_val;
 	while (gj->outer.nrows < gj->batch_rows)
 	{
-		uint64		j;
-		uint64		orow;
-		uint64		brow;
-		const Datum *cov;
-		const bool *con;
-		const Datum *civ = NULL;
-		const bool *cin = NULL;
-		int64		ckey = 0;
+		ChildPair	p;
 		Datum	   *v;
 		bool	   *n;
 		bool		keynull;
@@ -977,43 +1000,11 @@ fill_from_child_pairs(GpuJoinState *gj, GpuhashOverlap *ov)
 			break;
 		}
 		nread++;
-		j = child->pos++;
-		orow = child->pidx[j];
-		brow = child->brow[j];
-		prefetch_child_build_row(child, j);
-		cov = (const Datum *) (co->rows + orow * co->stride);
-		con = (const bool *) (cov + co->ncols);
-		if (!child->inner_in_table)
-		{
-			civ = (const Datum *) (ci->rows + brow * ci->stride);
-			cin = (const bool *) (civ + ci->ncols);
-		}
-		else if (need_key)
-			ckey = gpuhash_key_at(child->outer_keys->ptr, child->key_width, orow);
+		child_pair_at(child, child->pos++, &p);
 		v = gpuhash_store_slot(&gj->outer);
 		n = (bool *) (v + gj->outer.ncols);
-		for (int c = 0; c < nc; c++)
-		{
-			int			k = src[c];
-
-			if (k < child_no)
-			{
-				v[c] = cov[k];
-				n[c] = con[k];
-			}
-			else if (civ != NULL)
-			{
-				v[c] = civ[k - child_no];
-				n[c] = cin[k - child_no];
-			}
-			else
-			{
-				n[c] = false;
-				v[c] = k - child_no == child->inner_val ?
-					gpuhash_payload_datum(brow, child->payload_width) :
-					gpuhash_inner_key_datum(child, k - child_no, ckey);
-			}
-		}
+		for (int c = 0; c < gj->n_outer; c++)
+			v[c] = child_pair_column(child, &p, gj->child_col[c], &n[c]);
 		keynull = !outer_row_key(gj, v, n, &key);
 		if (batch_skips(gj, keynull, key))
 			continue;
