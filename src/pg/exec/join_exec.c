@@ -60,8 +60,6 @@ recent_key(RecentKeys *rk, int64 key)
 
 static TupleTableSlot *exec_gpu_join(CustomScanState *node);
 static void build(GpuJoinState *gj);
-static inline void inner_from_table(GpuJoinState *gj, uint64 kidx, uint64 payload,
-									Datum *values, bool *isnull);
 
 static const CustomExecMethods gpu_join_exec_methods = {
 	.CustomName = GPUHASH_JOIN_NAME,
@@ -477,6 +475,18 @@ prefetch_child_build_row(GpuJoinState *child, uint64 j)
 						   child->brow[j + PAIR_PREFETCH_AHEAD] * child->inner.stride);
 }
 
+/*
+ * Inner column c of a match kept in the table: the key column is the probe
+ * key (equal, so the same value in the inner column's type), the other
+ * column the payload.
+ */
+static inline Datum
+inner_table_datum(const GpuJoinState *gj, int c, uint64 payload, int64 key)
+{
+	return c == gj->inner_val ? gpuhash_payload_datum(payload, gj->payload_width) :
+		gpuhash_inner_key_datum(gj, c, key);
+}
+
 /* Where a pair of the join below keeps its columns (child_pair_at). */
 typedef struct ChildPair
 {
@@ -532,9 +542,7 @@ child_pair_column(const GpuJoinState *child, const ChildPair *p, int k, bool *is
 		if (p->iv == NULL)
 		{
 			*isnull = false;
-			return k == child->inner_val ?
-				gpuhash_payload_datum(p->payload, child->payload_width) :
-				gpuhash_inner_key_datum(child, k, p->key);
+			return inner_table_datum(child, k, p->payload, p->key);
 		}
 		st = &child->inner;
 		v = p->iv;
@@ -1039,7 +1047,10 @@ fill_batch(GpuJoinState *gj, GpuhashOverlap *ov)
 		ExecReScan(outer);
 	if (child_instr)
 		InstrStartNode(child_instr);
-	if (gj->outer_child && !gj->scan_only && child_has_pairs(gj) && pair_copy_ok(gj))
+	/* the child's stores, made by its build, say whether its pairs copy in place */
+	if (gj->outer_child && !gj->scan_only)
+		gpuhash_join_ensure_built(gj->outer_child);
+	if (gj->outer_child && pair_copy_ok(gj))
 		nread = fill_from_child_pairs(gj, ov);
 	else
 		while (gj->outer.nrows < gj->batch_rows)
@@ -1125,11 +1136,7 @@ gpuhash_join_load_batch(GpuJoinState *gj)
 	gj->stats.outer_rows += gj->outer.nrows;
 }
 
-/*
- * The inner columns of a match kept in the table: the key is the probe key
- * (equal, so the same value in the inner column's type), the other column
- * the payload.
- */
+/* The inner columns of a match kept in the table (inner_table_datum). */
 static inline void
 inner_from_table(GpuJoinState *gj, uint64 kidx, uint64 payload, Datum *values, bool *isnull)
 {
@@ -1138,8 +1145,7 @@ inner_from_table(GpuJoinState *gj, uint64 kidx, uint64 payload, Datum *values, b
 	for (int c = 0; c < gj->n_inner; c++)
 	{
 		isnull[c] = false;
-		values[c] = c == gj->inner_val ? gpuhash_payload_datum(payload, gj->payload_width)
-			: gpuhash_inner_key_datum(gj, c, key);
+		values[c] = inner_table_datum(gj, c, payload, key);
 	}
 }
 
