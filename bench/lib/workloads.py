@@ -128,6 +128,11 @@ ENGINES = [
            {"max_parallel_workers_per_gather": "{cores}", "max_parallel_workers": "{cores}",
             "gpuhash.device": "cpu", "gpuhash.enable_join": "on"},
            check="SELECT gpuhash_backend() = 'cpu'", prelude="LOAD 'gpuhash';\n"),
+    # planner_gpu with the workers of shared builds reading their first batch meanwhile
+    Engine("planner_gpu_early", "native",
+           {"max_parallel_workers_per_gather": "{cores}", "max_parallel_workers": "{cores}",
+            "gpuhash.device": "gpu", "gpuhash.enable_join": "on", "gpuhash.read_during_build": "on"},
+           check="SELECT gpuhash_backend() = 'gpu'", prelude="LOAD 'gpuhash';\n"),
     # planner_gpu with an earlier commit's library, gpuhash_prev.so (bench/host/prev-source and
     # tpch-piece build it): two commits on one machine.  No check: the check's function would load
     # the present library beside it.
@@ -138,7 +143,7 @@ ENGINES = [
 ]
 
 # engines run only when named with --engines (previous_gpu needs gpuhash_prev.so installed)
-NAMED_ONLY = {"previous_gpu"}
+NAMED_ONLY = {"previous_gpu", "planner_gpu_early"}
 
 REFERENCE = "native_serial"
 

@@ -46,6 +46,7 @@ bool		gpuhash_late_filter = true;
 bool		gpuhash_build_outer = true;
 bool		gpuhash_semi_estimate_enabled = true;
 bool		gpuhash_overlap_probes = true;
+bool		gpuhash_read_during_build = false;
 
 bool		gpuhash_enable_aggregate = true;
 bool		gpuhash_enable_scan_aggregate = true;
@@ -168,6 +169,13 @@ static const Setting settings[] = {
 		"of the batch. Applies to semi and anti joins without other join "
 		"clauses and to inner joins whose build keys are unique.",
 		&gpuhash_overlap_probes, 1, 0, 0, PGC_USERSET, 0, NULL},
+	{"gpuhash.read_during_build", SETTING_BOOL,
+		"Lets the workers of a parallel GPU hash join read their first outer batch while the table is built.",
+		"Applies to joins whose outer side is a table read directly: after "
+		"reading the build side, a worker that does not build fills its "
+		"first batch (through the key filter, if any) until the table is "
+		"shared or the batch is full, instead of waiting.",
+		&gpuhash_read_during_build, 0, 0, 0, PGC_USERSET, 0, NULL},
 	{"gpuhash.chain_batches", SETTING_BOOL,
 		"Lets a GPU hash join read the GPU hash join below it as batches of pairs.",
 		"Intermediate joined rows are then copied from the lower join's "

@@ -60,6 +60,7 @@ recent_key(RecentKeys *rk, int64 key)
 
 static TupleTableSlot *exec_gpu_join(CustomScanState *node);
 static void build(GpuJoinState *gj);
+static void fill_batch(GpuJoinState *gj, GpuhashOverlap *ov);
 
 static const CustomExecMethods gpu_join_exec_methods = {
 	.CustomName = GPUHASH_JOIN_NAME,
@@ -804,16 +805,27 @@ gpuhash_join_new_key_filter(GpuJoinState *gj, uint64 nwords)
 	return gj->kf_words;
 }
 
-/* The build is done: the outer reader tests its rows against the key filter, if there is one. */
+/* The outer reader tests its rows against the key filter from now on. */
 static void
-use_key_filter(GpuJoinState *gj)
+set_reader_key_filter(GpuJoinState *gj)
 {
-	if (gj->kf_words == NULL || gj->table_empty)
-		return;
 	gpuhash_heap_reader_set_key_filter(gj->outer_reader, gj->kf_words, gj->kf_nwords,
 									   gj->outer_key - 1, gj->outer_type,
 									   gj->outer_key2 - 1, gj->outer_type2, gj->key_mixed);
 	gj->stats.kf_bytes = gj->kf_nwords * sizeof(uint64);
+}
+
+/*
+ * The build is done: the outer reader tests its rows against the key
+ * filter, if there is one, unless it has since the build began
+ * (gpuhash_join_read_early): a reader's filter is not changed mid-scan.
+ */
+static void
+use_key_filter(GpuJoinState *gj)
+{
+	if (gj->kf_words == NULL || gj->table_empty || gj->early_kf)
+		return;
+	set_reader_key_filter(gj);
 }
 
 /* The key filter's figures, from the reader, for EXPLAIN ANALYZE. */
@@ -874,7 +886,109 @@ gpuhash_join_ensure_built(GpuJoinState *gj)
 	 */
 	if ((gj->jointype == JOIN_INNER || gj->jointype == JOIN_SEMI ||
 		 GPUHASH_JOIN_IS_RIGHT(gj->jointype)) && gj->table_empty)
+	{
 		gj->outer_done = true;
+		gj->held_batch = false;
+	}
+}
+
+/*
+ * The outer batch: columns, and keys and per-row flags for cap rows (after
+ * the device context).
+ */
+static void
+prepare_outer(GpuJoinState *gj, uint64 cap)
+{
+	uint64		old_cap = gj->batch_cap;
+
+	gj->batch_cap = Max(cap, gj->batch_rows);
+	/* a fold's row lists (agg_exec.c), made for smaller batches, are made again */
+	if (gj->batch_cap > old_cap)
+	{
+		if (gj->fold_rows)
+			pfree(gj->fold_rows);
+		if (gj->row_key)
+			pfree(gj->row_key);
+		gj->fold_rows = gj->row_key = NULL;
+	}
+	gpuhash_store_init(&gj->outer, gj->batch_cxt,
+					   ExecGetResultType(linitial(gj->css.custom_ps)), true);
+	gpuhash_res_host_alloc(gj->outer_keys, gj->batch_cap * gj->key_width);
+	if (gj->jointype != JOIN_INNER && !GPUHASH_JOIN_IS_RIGHT(gj->jointype))
+	{
+		gpuhash_res_host_alloc(gj->found, gj->batch_cap);
+		gj->row_match = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_cap);
+		if (gj->jointype == JOIN_ANTI || gj->jointype == JOIN_LEFT)
+			gj->key_row = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_cap * sizeof(uint32));
+	}
+	gj->outer_ready = true;
+}
+
+/*
+ * The most rows a batch read early holds (gpuhash.staging_memory may stop it
+ * sooner): a worker's CPU batches are 64 K rows, read in a few milliseconds,
+ * while the builder may take a hundred or more (W1's 10 M build keys).
+ */
+#define GPUHASH_EARLY_BATCH_ROWS (4 * 1048576)
+
+/*
+ * May this participant read its first outer batch while another builds the
+ * shared table?  A worker probing on the CPU whose outer side is a table it
+ * reads directly: reading it waits on nothing the builder does.  Not a chain
+ * (the join below has a shared build of its own, whose barrier the builder
+ * of this one could be held up by), nor a right join (its outer side is the
+ * build).
+ */
+bool
+gpuhash_join_can_read_early(GpuJoinState *gj)
+{
+	return gpuhash_read_during_build && IsParallelWorker() && !gpuhash_parallel_worker_gpu &&
+		gj->outer_reader != NULL &&
+		gj->outer_child == NULL && !gj->scan_only &&
+		(gj->jointype == JOIN_INNER || gj->jointype == JOIN_SEMI ||
+		 gj->jointype == JOIN_ANTI || gj->jointype == JOIN_LEFT);
+}
+
+/*
+ * Fill the first outer batch while the table is built elsewhere, until the
+ * builder sets *stop (it has shared the table) or the batch is full; the
+ * batch is then held for gpuhash_join_load_batch.  kf_words is the shared
+ * key filter, complete once every participant has read its part of the
+ * build side; the reader keeps this copy of it for the whole scan.
+ */
+void
+gpuhash_join_read_early(GpuJoinState *gj, pg_atomic_uint32 *stop,
+						const uint64 *kf_words, uint64 kf_nwords)
+{
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	gpuhash_join_ctx(gj);
+	if (kf_nwords > 0)
+	{
+		memcpy(gpuhash_join_new_key_filter(gj, kf_nwords), kf_words, kf_nwords * sizeof(uint64));
+		set_reader_key_filter(gj);
+		gj->early_kf = true;
+	}
+	if (!gj->outer_ready)
+		prepare_outer(gj, GPUHASH_EARLY_BATCH_ROWS);
+	gpuhash_store_reset(&gj->outer);
+	gj->nkeys = 0;
+	gj->held_done = false;
+	gj->read_stop = stop;
+	PG_TRY();
+	{
+		fill_batch(gj, NULL);
+	}
+	PG_FINALLY();
+	{
+		gj->read_stop = NULL;
+	}
+	PG_END_TRY();
+	gj->held_batch = true;
+	gj->stats.early_rows = gj->outer.nrows;
+	gj->stats.early_ms = elapsed_ms_since(start);
+	gj->stats.read_ms += gj->stats.early_ms;
 }
 
 static void
@@ -901,18 +1015,8 @@ build(GpuJoinState *gj)
 													 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	if (GPUHASH_JOIN_IS_RIGHT(gj->jointype) && gj->join_qual == NULL && gj->row_qual == NULL)
 		gj->recent_keys = MemoryContextAllocZero(gj->run_cxt, sizeof(RecentKeys));
-
-	/* the outer batch: columns, keys, and per-row flags */
-	gpuhash_store_init(&gj->outer, gj->batch_cxt,
-					   ExecGetResultType(linitial(gj->css.custom_ps)), true);
-	gpuhash_res_host_alloc(gj->outer_keys, gj->batch_rows * gj->key_width);
-	if (gj->jointype != JOIN_INNER && !GPUHASH_JOIN_IS_RIGHT(gj->jointype))
-	{
-		gpuhash_res_host_alloc(gj->found, gj->batch_rows);
-		gj->row_match = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows);
-		if (gj->jointype == JOIN_ANTI || gj->jointype == JOIN_LEFT)
-			gj->key_row = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows * sizeof(uint32));
-	}
+	if (!gj->outer_ready)
+		prepare_outer(gj, gj->batch_rows);
 }
 
 static void
@@ -1053,7 +1157,7 @@ fill_batch(GpuJoinState *gj, GpuhashOverlap *ov)
 	if (gj->outer_child && pair_copy_ok(gj))
 		nread = fill_from_child_pairs(gj, ov);
 	else
-		while (gj->outer.nrows < gj->batch_rows)
+		while (gj->outer.nrows < (gj->read_stop ? gj->batch_cap : gj->batch_rows))
 		{
 			Datum	   *values;
 			bool	   *isnull;
@@ -1061,9 +1165,16 @@ fill_batch(GpuJoinState *gj, GpuhashOverlap *ov)
 			uint64		row;
 			int64		key = 0;
 
+			/* read early: stop soon after the table is shared */
+			if (unlikely(gj->read_stop != NULL) && (nread & 63) == 0 &&
+				pg_atomic_read_u32(gj->read_stop) != 0)
+				break;
 			if (!next_row(gj, outer, gj->outer_reader, &values, &isnull))
 			{
-				gj->outer_done = true;
+				if (gj->read_stop != NULL)
+					gj->held_done = true;
+				else
+					gj->outer_done = true;
 				break;
 			}
 			nread++;
@@ -1099,9 +1210,19 @@ gpuhash_join_load_batch(GpuJoinState *gj)
 	const char *detail;
 	instr_time	start;
 
+	gj->overlapped_batch = false;
+	if (gj->held_batch)
+	{
+		/* read while the table was built: probed now, without the helper */
+		gj->held_batch = false;
+		if (gj->held_done)
+			gj->outer_done = true;
+		gj->held_done = false;
+		gj->stats.outer_rows += gj->outer.nrows;
+		return;
+	}
 	gpuhash_store_reset(&gj->outer);
 	gj->nkeys = 0;
-	gj->overlapped_batch = false;
 	INSTR_TIME_SET_CURRENT(start);
 	if (ov == NULL)
 	{
@@ -1694,6 +1815,9 @@ gpuhash_join_drop_build(GpuJoinState *gj)
 	gj->build_match = NULL;
 	gj->recent_keys = NULL;
 	gj->built = false;
+	gj->outer_ready = false;
+	gj->early_kf = false;
+	gj->held_batch = gj->held_done = false;
 }
 
 static void
@@ -1714,6 +1838,7 @@ reset_outer(GpuJoinState *gj)
 		memset(gj->recent_keys, 0, sizeof(RecentKeys));
 	if (gj->outer.cxt)
 		gpuhash_store_reset(&gj->outer);
+	gj->held_batch = gj->held_done = false;
 }
 
 void
@@ -1847,6 +1972,11 @@ explain_stats(const GpuJoinStats *s, ExplainState *es)
 	if (s->attach_ms > 0)
 		ExplainPropertyFloat("Attach Time", "ms", s->attach_ms, 3, es);
 	ExplainPropertyFloat("Outer Read Time", "ms", s->read_ms, 3, es);
+	if (s->early_ms > 0)
+	{
+		ExplainPropertyFloat("Outer Read Time During Build", "ms", s->early_ms, 3, es);
+		ExplainPropertyUInteger("Outer Rows Read During Build", NULL, s->early_rows, es);
+	}
 	ExplainPropertyFloat("Probe Time", "ms", s->probe_ms, 3, es);
 	if (s->overlapped)
 		ExplainPropertyFloat("Probe Wait Time", "ms", s->probe_wait_ms, 3, es);
@@ -2066,7 +2196,11 @@ gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 				appendStringInfo(str, ", build wait %.3f ms", s->build_wait_ms);
 			if (!s->built)
 				appendStringInfo(str, ", attach %.3f ms", s->attach_ms);
-			appendStringInfo(str, ", read %.3f ms, probe %.3f ms", s->read_ms, s->probe_ms);
+			appendStringInfo(str, ", read %.3f ms", s->read_ms);
+			if (s->early_ms > 0)
+				appendStringInfo(str, " (%.3f ms and %llu rows during the build)", s->early_ms,
+								 (unsigned long long) s->early_rows);
+			appendStringInfo(str, ", probe %.3f ms", s->probe_ms);
 			if (s->overlapped)
 				appendStringInfo(str, " in a helper thread (waited %.3f ms)", s->probe_wait_ms);
 			if (s->device == GHT_GPU)

@@ -54,6 +54,7 @@ struct GpuJoinShared
 	Barrier		barrier;
 	pg_atomic_uint32 inner_claimed; /* non-split inner side: who reads it */
 	pg_atomic_uint32 leader_builds; /* the leader takes part in COLLECT */
+	pg_atomic_uint32 block_ready;	/* the builder has shared the table */
 	bool		inner_in_table; /* the block has no rows: values in the table */
 	dsa_pointer block;			/* merged rows + table image */
 	dsa_pointer match;			/* a right join's byte per build row */
@@ -106,6 +107,7 @@ shared_reset(GpuJoinShared *sh, int nslots, uint64 kf_nwords)
 	BarrierInit(&sh->barrier, 0);
 	pg_atomic_init_u32(&sh->inner_claimed, 0);
 	pg_atomic_init_u32(&sh->leader_builds, 0);
+	pg_atomic_init_u32(&sh->block_ready, 0);
 	sh->inner_in_table = false;
 	sh->block = InvalidDsaPointer;
 	sh->match = InvalidDsaPointer;
@@ -504,8 +506,11 @@ attach_block(GpuJoinState *gj)
 					  "attach the shared hash table");
 		gj->stats.attach_ms += elapsed_ms_since(start);
 	}
-	/* every participant that read build rows has added their keys: each takes its own copy */
-	if (gj->shared->kf_nwords > 0)
+	/*
+	 * Every participant that read build rows has added their keys: each
+	 * takes its own copy, unless it took one to read early.
+	 */
+	if (gj->shared->kf_nwords > 0 && !gj->early_kf)
 		memcpy(gpuhash_join_new_key_filter(gj, gj->shared->kf_nwords),
 			   shared_key_filter(gj->shared), gj->shared->kf_nwords * sizeof(uint64));
 	gpuhash_join_start_overlap(gj, image, image_bytes);
@@ -554,7 +559,19 @@ gpuhash_join_build_shared(GpuJoinState *gj)
 		collect_part(gj);
 		elected = wait_for_others(gj);
 		if (IsParallelWorker() ? elected && pg_atomic_read_u32(&sh->leader_builds) == 0 : true)
+		{
 			build_block(gj);
+			pg_atomic_write_u32(&sh->block_ready, 1);
+		}
+		else if (gpuhash_join_can_read_early(gj))
+		{
+			/*
+			 * Read the first outer batch instead of waiting.  The builder
+			 * waits at the barrier below for this participant too, so the
+			 * read stops soon after it says the table is shared.
+			 */
+			gpuhash_join_read_early(gj, &sh->block_ready, shared_key_filter(sh), sh->kf_nwords);
+		}
 		phase = PHASE_BUILD;
 	}
 	if (phase == PHASE_BUILD)

@@ -8,6 +8,7 @@
 
 #include "commands/explain.h"
 #include "nodes/execnodes.h"
+#include "port/atomics.h"
 #include "portability/instr_time.h"
 
 #include "lib/stringinfo.h"
@@ -34,6 +35,8 @@ typedef struct GpuJoinStats
 	double		build_wait_ms;	/* waiting for the others' reads and the build */
 	double		attach_ms;		/* attaching a shared build */
 	double		read_ms;		/* reading the outer side into batches */
+	double		early_ms;		/* ... of which while the table was built */
+	uint64		early_rows;		/* ... the rows of that first batch */
 	double		probe_ms;		/* core probe calls, transfers included */
 	bool		overlapped;		/* ... made by a helper thread */
 	double		probe_wait_ms;	/* ... of which the backend waited for */
@@ -150,10 +153,25 @@ typedef struct GpuJoinState
 	GpuhashStore outer;
 	GpuhashRes *outer_keys;
 	uint64		batch_rows;		/* gpuhash.batch_rows, capped on the CPU */
+	uint64		batch_cap;		/* rows the batch's arrays hold: batch_rows, or
+								 * more for a batch read early */
 	uint64		nkeys;
 	uint32	   *key_row;		/* anti and left: batch row of each key */
 	bool		outer_done;
 	bool		table_empty;	/* the build holds no row */
+	bool		outer_ready;	/* the outer batch's store and arrays are made */
+
+	/*
+	 * A worker of a shared build may fill its first outer batch while the
+	 * table is built (gpuhash.read_during_build): read_stop is the shared
+	 * flag the builder sets once the table is shared, early_kf says the key
+	 * filter was set on the reader then, held_batch that the batch waits to
+	 * be probed, and held_done that the outer side ended in it.
+	 */
+	pg_atomic_uint32 *read_stop;
+	bool		early_kf;
+	bool		held_batch;
+	bool		held_done;
 
 	/*
 	 * A Bloom filter of the table's keys that the outer reader tests its
@@ -319,6 +337,9 @@ extern ght_ctx *gpuhash_join_ctx(GpuJoinState *gj);
 extern void gpuhash_join_reset_build_memory(GpuJoinState *gj);
 extern void gpuhash_join_drop_build(GpuJoinState *gj);
 extern void gpuhash_join_start_overlap(GpuJoinState *gj, const void *image, uint64 image_bytes);
+extern bool gpuhash_join_can_read_early(GpuJoinState *gj);
+extern void gpuhash_join_read_early(GpuJoinState *gj, pg_atomic_uint32 *stop,
+									const uint64 *kf_words, uint64 kf_nwords);
 
 /*
  * The node's callbacks, which GpuHashAggregate's (agg_exec.c) use too; it

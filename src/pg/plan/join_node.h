@@ -22,6 +22,7 @@ extern bool gpuhash_parallel_worker_gpu;
 extern bool gpuhash_direct_scan;
 extern bool gpuhash_read_thread;
 extern bool gpuhash_overlap_probes;
+extern bool gpuhash_read_during_build;
 extern bool gpuhash_chain_batches;
 extern bool gpuhash_key_filter;
 extern bool gpuhash_late_filter;
