@@ -1131,8 +1131,7 @@ static uint32 *
 fold_row_buffer(GpuJoinState *gj)
 {
 	if (gj->fold_rows == NULL)
-		gj->fold_rows = MemoryContextAllocHuge(gj->batch_cxt,
-											   Max(gj->batch_cap, gj->batch_rows) * sizeof(uint32));
+		gj->fold_rows = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows * sizeof(uint32));
 	return gj->fold_rows;
 }
 
@@ -1188,8 +1187,7 @@ static void
 left_row_keys(GpuJoinState *gj)
 {
 	if (gj->row_key == NULL)
-		gj->row_key = MemoryContextAllocHuge(gj->batch_cxt,
-											 Max(gj->batch_cap, gj->batch_rows) * sizeof(uint32));
+		gj->row_key = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows * sizeof(uint32));
 	for (uint64 k = 0; k < gj->nkeys; k++)
 		gj->row_key[gj->key_row[k]] = (uint32) k;
 }

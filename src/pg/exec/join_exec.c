@@ -892,44 +892,22 @@ gpuhash_join_ensure_built(GpuJoinState *gj)
 	}
 }
 
-/*
- * The outer batch: columns, and keys and per-row flags for cap rows (after
- * the device context).
- */
+/* The outer batch: columns, keys, and per-row flags (after the device context). */
 static void
-prepare_outer(GpuJoinState *gj, uint64 cap)
+prepare_outer(GpuJoinState *gj)
 {
-	uint64		old_cap = gj->batch_cap;
-
-	gj->batch_cap = Max(cap, gj->batch_rows);
-	/* a fold's row lists (agg_exec.c), made for smaller batches, are made again */
-	if (gj->batch_cap > old_cap)
-	{
-		if (gj->fold_rows)
-			pfree(gj->fold_rows);
-		if (gj->row_key)
-			pfree(gj->row_key);
-		gj->fold_rows = gj->row_key = NULL;
-	}
 	gpuhash_store_init(&gj->outer, gj->batch_cxt,
 					   ExecGetResultType(linitial(gj->css.custom_ps)), true);
-	gpuhash_res_host_alloc(gj->outer_keys, gj->batch_cap * gj->key_width);
+	gpuhash_res_host_alloc(gj->outer_keys, gj->batch_rows * gj->key_width);
 	if (gj->jointype != JOIN_INNER && !GPUHASH_JOIN_IS_RIGHT(gj->jointype))
 	{
-		gpuhash_res_host_alloc(gj->found, gj->batch_cap);
-		gj->row_match = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_cap);
+		gpuhash_res_host_alloc(gj->found, gj->batch_rows);
+		gj->row_match = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows);
 		if (gj->jointype == JOIN_ANTI || gj->jointype == JOIN_LEFT)
-			gj->key_row = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_cap * sizeof(uint32));
+			gj->key_row = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows * sizeof(uint32));
 	}
 	gj->outer_ready = true;
 }
-
-/*
- * The most rows a batch read early holds (gpuhash.staging_memory may stop it
- * sooner): a worker's CPU batches are 64 K rows, read in a few milliseconds,
- * while the builder may take a hundred or more (W1's 10 M build keys).
- */
-#define GPUHASH_EARLY_BATCH_ROWS (4 * 1048576)
 
 /*
  * May this participant read its first outer batch while another builds the
@@ -971,7 +949,7 @@ gpuhash_join_read_early(GpuJoinState *gj, pg_atomic_uint32 *stop,
 		gj->early_kf = true;
 	}
 	if (!gj->outer_ready)
-		prepare_outer(gj, GPUHASH_EARLY_BATCH_ROWS);
+		prepare_outer(gj);
 	gpuhash_store_reset(&gj->outer);
 	gj->nkeys = 0;
 	gj->held_done = false;
@@ -1016,7 +994,7 @@ build(GpuJoinState *gj)
 	if (GPUHASH_JOIN_IS_RIGHT(gj->jointype) && gj->join_qual == NULL && gj->row_qual == NULL)
 		gj->recent_keys = MemoryContextAllocZero(gj->run_cxt, sizeof(RecentKeys));
 	if (!gj->outer_ready)
-		prepare_outer(gj, gj->batch_rows);
+		prepare_outer(gj);
 }
 
 static void
@@ -1157,7 +1135,7 @@ fill_batch(GpuJoinState *gj, GpuhashOverlap *ov)
 	if (gj->outer_child && pair_copy_ok(gj))
 		nread = fill_from_child_pairs(gj, ov);
 	else
-		while (gj->outer.nrows < (gj->read_stop ? gj->batch_cap : gj->batch_rows))
+		while (gj->outer.nrows < gj->batch_rows)
 		{
 			Datum	   *values;
 			bool	   *isnull;

@@ -153,8 +153,6 @@ typedef struct GpuJoinState
 	GpuhashStore outer;
 	GpuhashRes *outer_keys;
 	uint64		batch_rows;		/* gpuhash.batch_rows, capped on the CPU */
-	uint64		batch_cap;		/* rows the batch's arrays hold: batch_rows, or
-								 * more for a batch read early */
 	uint64		nkeys;
 	uint32	   *key_row;		/* anti and left: batch row of each key */
 	bool		outer_done;
