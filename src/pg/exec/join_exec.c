@@ -1944,7 +1944,11 @@ explain_stats(const GpuJoinStats *s, ExplainState *es)
 	if (s->built)
 		ExplainPropertyFloat("Build Time", "ms", s->build_ms, 3, es);
 	if (s->share_ms > 0)
+	{
 		ExplainPropertyFloat("Share Time", "ms", s->share_ms, 3, es);
+		ExplainPropertyFloat("Share Allocation Time", "ms", s->share_alloc_ms, 3, es);
+		ExplainPropertyFloat("Share Image Time", "ms", s->share_image_ms, 3, es);
+	}
 	if (s->build_wait_ms > 0)
 		ExplainPropertyFloat("Build Wait Time", "ms", s->build_wait_ms, 3, es);
 	if (s->attach_ms > 0)
@@ -2166,8 +2170,9 @@ gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							 s->built ? " (built)" : "", gpuhash_device_name(s->device),
 							 s->setup_ms);
 			if (s->built)
-				appendStringInfo(str, ", input+build %.3f ms, sharing %.3f ms",
-								 s->collect_ms + s->build_ms, s->share_ms);
+				appendStringInfo(str, ", input+build %.3f ms, sharing %.3f ms (block %.3f ms, image %.3f ms)",
+								 s->collect_ms + s->build_ms, s->share_ms, s->share_alloc_ms,
+								 s->share_image_ms);
 			else if (s->collect_ms > 0)
 				appendStringInfo(str, ", input %.3f ms", s->collect_ms);
 			if (s->build_wait_ms > 0)

@@ -463,6 +463,8 @@ build_block(GpuJoinState *gj)
 	prefault_for_write(image, image_bytes);
 	gpuhash_check(gj->ctx, ght_table_image_write(gj->table->ptr, image, image_bytes),
 				  "write the table's image");
+	gj->stats.share_alloc_ms += alloc_ms;
+	gj->stats.share_image_ms += elapsed_ms_since(start) - alloc_ms - merge_ms;
 	elog(DEBUG1, "GpuHashJoin: " UINT64_FORMAT " keys gathered in %.3f ms and their values in %.3f ms, table built in %.3f ms; shared block of %zu bytes: allocated in %.3f ms, rows merged in %.3f ms, table image of " UINT64_FORMAT " bytes written in %.3f ms",
 		 nkeys, keys_ms, inputs_ms - keys_ms, table_ms, block_bytes, alloc_ms, merge_ms,
 		 image_bytes, elapsed_ms_since(start) - alloc_ms - merge_ms);

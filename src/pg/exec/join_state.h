@@ -31,7 +31,9 @@ typedef struct GpuJoinStats
 	double		setup_ms;		/* getting the device context */
 	double		collect_ms;		/* reading the build side */
 	double		build_ms;		/* hashing it */
-	double		share_ms;		/* writing a shared build for the others */
+	double		share_ms;		/* writing a shared build for the others, */
+	double		share_alloc_ms; /* ... of which allocating the block */
+	double		share_image_ms; /* ... and writing the table's image into it */
 	double		build_wait_ms;	/* waiting for the others' reads and the build */
 	double		attach_ms;		/* attaching a shared build */
 	double		read_ms;		/* reading the outer side into batches */
