@@ -930,21 +930,19 @@ gpuhash_join_can_read_early(GpuJoinState *gj)
 /*
  * Fill the first outer batch while the table is built elsewhere, until the
  * builder sets *stop (it has shared the table) or the batch is full; the
- * batch is then held for gpuhash_join_load_batch.  kf_words is the shared
- * key filter, complete once every participant has read its part of the
- * build side; the reader keeps this copy of it for the whole scan.
+ * batch is then held for gpuhash_join_load_batch.  The key filter, if any,
+ * is already this participant's copy of the complete shared one; the reader
+ * keeps it for the whole scan.
  */
 void
-gpuhash_join_read_early(GpuJoinState *gj, pg_atomic_uint32 *stop,
-						const uint64 *kf_words, uint64 kf_nwords)
+gpuhash_join_read_early(GpuJoinState *gj, pg_atomic_uint32 *stop)
 {
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
 	gpuhash_join_ctx(gj);
-	if (kf_nwords > 0)
+	if (gj->kf_words != NULL)
 	{
-		memcpy(gpuhash_join_new_key_filter(gj, kf_nwords), kf_words, kf_nwords * sizeof(uint64));
 		set_reader_key_filter(gj);
 		gj->early_kf = true;
 	}
@@ -1025,6 +1023,14 @@ batch_skips(GpuJoinState *gj, bool keynull, int64 key)
 	return false;
 }
 
+/* Has the batch, with row, its gpuhash.staging_memory (keys of key_width bytes a row)? */
+static inline bool
+batch_past_staging(GpuJoinState *gj, uint64 row, int key_width)
+{
+	return (row + 1) % GPUHASH_STAGING_CHECK_ROWS == 0 &&
+		(row + 1) * (gj->outer.stride + key_width) + gj->outer.arena_used >= gpuhash_staging_bytes();
+}
+
 /*
  * Take the key of the batch's row into its keys, handing them to the
  * helper (ov) as they are written; true once the batch has its
@@ -1043,8 +1049,7 @@ batch_takes_key(GpuJoinState *gj, GpuhashOverlap *ov, uint64 row, bool keynull, 
 		if (ov && gj->nkeys % gj->overlap_chunk == 0)
 			gpuhash_overlap_post(ov, gj->nkeys);
 	}
-	return (row + 1) % GPUHASH_STAGING_CHECK_ROWS == 0 &&
-		(row + 1) * (gj->outer.stride + w) + gj->outer.arena_used >= gpuhash_staging_bytes();
+	return batch_past_staging(gj, row, w);
 }
 
 /*
@@ -1160,8 +1165,7 @@ fill_batch(GpuJoinState *gj, GpuhashOverlap *ov)
 			{
 				/* no join: every row is kept, and has no key */
 				row = gpuhash_store_append(&gj->outer, values, isnull);
-				if ((row + 1) % GPUHASH_STAGING_CHECK_ROWS == 0 &&
-					(row + 1) * gj->outer.stride + gj->outer.arena_used >= gpuhash_staging_bytes())
+				if (batch_past_staging(gj, row, 0))
 					break;
 				continue;
 			}

@@ -412,7 +412,8 @@ build_block(GpuJoinState *gj)
 				inputs_ms,
 				table_ms,
 				alloc_ms,
-				merge_ms;
+				merge_ms,
+				image_ms;
 	Size		block_bytes;
 
 	INSTR_TIME_SET_CURRENT(start);
@@ -463,11 +464,12 @@ build_block(GpuJoinState *gj)
 	prefault_for_write(image, image_bytes);
 	gpuhash_check(gj->ctx, ght_table_image_write(gj->table->ptr, image, image_bytes),
 				  "write the table's image");
+	image_ms = elapsed_ms_since(start) - alloc_ms - merge_ms;
 	gj->stats.share_alloc_ms += alloc_ms;
-	gj->stats.share_image_ms += elapsed_ms_since(start) - alloc_ms - merge_ms;
+	gj->stats.share_image_ms += image_ms;
 	elog(DEBUG1, "GpuHashJoin: " UINT64_FORMAT " keys gathered in %.3f ms and their values in %.3f ms, table built in %.3f ms; shared block of %zu bytes: allocated in %.3f ms, rows merged in %.3f ms, table image of " UINT64_FORMAT " bytes written in %.3f ms",
 		 nkeys, keys_ms, inputs_ms - keys_ms, table_ms, block_bytes, alloc_ms, merge_ms,
-		 image_bytes, elapsed_ms_since(start) - alloc_ms - merge_ms);
+		 image_bytes, image_ms);
 	for (int i = 0; i < sh->nslots; i++)
 		if (DsaPointerIsValid(sh->parts[i]))
 		{
@@ -482,6 +484,21 @@ build_block(GpuJoinState *gj)
 		memset(match, 0, Max(nkeys, 1));
 	}
 	gj->stats.share_ms += elapsed_ms_since(start);
+}
+
+/*
+ * Every participant that read build rows has added their keys by the end of
+ * COLLECT: each then takes its own copy of the filter, once (a participant
+ * reading early takes it before the build).
+ */
+static void
+take_key_filter(GpuJoinState *gj)
+{
+	GpuJoinShared *sh = gj->shared;
+
+	if (sh->kf_nwords > 0 && gj->kf_words == NULL)
+		memcpy(gpuhash_join_new_key_filter(gj, sh->kf_nwords), shared_key_filter(sh),
+			   sh->kf_nwords * sizeof(uint64));
 }
 
 /* PROBE: use the block; the builder keeps the table it already has. */
@@ -508,13 +525,7 @@ attach_block(GpuJoinState *gj)
 					  "attach the shared hash table");
 		gj->stats.attach_ms += elapsed_ms_since(start);
 	}
-	/*
-	 * Every participant that read build rows has added their keys: each
-	 * takes its own copy, unless it took one to read early.
-	 */
-	if (gj->shared->kf_nwords > 0 && !gj->early_kf)
-		memcpy(gpuhash_join_new_key_filter(gj, gj->shared->kf_nwords),
-			   shared_key_filter(gj->shared), gj->shared->kf_nwords * sizeof(uint64));
+	take_key_filter(gj);
 	gpuhash_join_start_overlap(gj, image, image_bytes);
 }
 
@@ -572,7 +583,8 @@ gpuhash_join_build_shared(GpuJoinState *gj)
 			 * waits at the barrier below for this participant too, so the
 			 * read stops soon after it says the table is shared.
 			 */
-			gpuhash_join_read_early(gj, &sh->block_ready, shared_key_filter(sh), sh->kf_nwords);
+			take_key_filter(gj);
+			gpuhash_join_read_early(gj, &sh->block_ready);
 		}
 		phase = PHASE_BUILD;
 	}

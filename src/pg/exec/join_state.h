@@ -338,8 +338,7 @@ extern void gpuhash_join_reset_build_memory(GpuJoinState *gj);
 extern void gpuhash_join_drop_build(GpuJoinState *gj);
 extern void gpuhash_join_start_overlap(GpuJoinState *gj, const void *image, uint64 image_bytes);
 extern bool gpuhash_join_can_read_early(GpuJoinState *gj);
-extern void gpuhash_join_read_early(GpuJoinState *gj, pg_atomic_uint32 *stop,
-									const uint64 *kf_words, uint64 kf_nwords);
+extern void gpuhash_join_read_early(GpuJoinState *gj, pg_atomic_uint32 *stop);
 
 /*
  * The node's callbacks, which GpuHashAggregate's (agg_exec.c) use too; it
