@@ -16,7 +16,8 @@ SET gpuhash.join_build_row_cost = 0;
 SET gpuhash.join_probe_row_cost = 0;
 -- the joins here build their inner side
 SET gpuhash.build_outer = off;
-SET gpuhash.read_during_build = on;
+-- on by default
+SHOW gpuhash.read_during_build;
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;

@@ -46,7 +46,7 @@ bool		gpuhash_late_filter = true;
 bool		gpuhash_build_outer = true;
 bool		gpuhash_semi_estimate_enabled = true;
 bool		gpuhash_overlap_probes = true;
-bool		gpuhash_read_during_build = false;
+bool		gpuhash_read_during_build = true;
 
 bool		gpuhash_enable_aggregate = true;
 bool		gpuhash_enable_scan_aggregate = true;
@@ -175,7 +175,7 @@ static const Setting settings[] = {
 		"reading the build side, a worker that does not build fills its "
 		"first batch (through the key filter, if any) until the table is "
 		"shared or the batch is full, instead of waiting.",
-		&gpuhash_read_during_build, 0, 0, 0, PGC_USERSET, 0, NULL},
+		&gpuhash_read_during_build, 1, 0, 0, PGC_USERSET, 0, NULL},
 	{"gpuhash.chain_batches", SETTING_BOOL,
 		"Lets a GPU hash join read the GPU hash join below it as batches of pairs.",
 		"Intermediate joined rows are then copied from the lower join's "

@@ -266,10 +266,12 @@ query_area(GpuJoinState *gj)
 }
 
 /*
- * Map the pages of a fresh block for writing in one call, before the table
- * image is copied in: faulting them in one at a time during the copy made
- * a 134 MB image take 66-83 ms to write on the H100 host, 47-67 ms with this
- * (bench/NOTES.md, section 13).  Only a hint: kernels before 5.14 lack it.
+ * Map the pages of a fresh block for writing in one call, before the rows
+ * and the table image are copied in: faulting them in one at a time during
+ * the copy made a 134 MB image take 66-83 ms to write on the H100 host,
+ * 47-67 ms with this (bench/NOTES.md, section 13), and the rows of TPC-H
+ * q07's 1.2 M-row build took 57 ms to merge without it (section 43).  Only
+ * a hint: kernels before 5.14 lack it.
  */
 static void
 prefault_for_write(void *addr, Size bytes)
@@ -456,12 +458,12 @@ build_block(GpuJoinState *gj)
 				  "write the table's image");
 	block_bytes = gpuhash_flat_merged_size(parts, nparts, image_bytes);
 	sh->block = shared_alloc(area, block_bytes, &addr);
+	prefault_for_write(addr, block_bytes);
 	alloc_ms = elapsed_ms_since(start);
 	gpuhash_store_init(&proto, gj->run_cxt, ExecGetResultType(lsecond(gj->css.custom_ps)),
 					   gj->keep_inner && !gj->inner_in_table);
 	image = gpuhash_flat_merge(parts, nparts, proto.byval, image_bytes, addr);
 	merge_ms = elapsed_ms_since(start) - alloc_ms;
-	prefault_for_write(image, image_bytes);
 	gpuhash_check(gj->ctx, ght_table_image_write(gj->table->ptr, image, image_bytes),
 				  "write the table's image");
 	image_ms = elapsed_ms_since(start) - alloc_ms - merge_ms;
