@@ -315,6 +315,9 @@ build_range(ght_table *t, const void *payloads, const uint32_t *rows,
 	{
 		uint64_t	v = input_payload(t, payloads, rows ? rows[i] : i);
 
+		if ((i % CPU_CHECK_EVERY) == 0 && ght_interrupted(t->ctx))
+			return GHT_ERR_INTERRUPTED;
+
 		if (t->opts.payload_width == 4)
 			((uint32_t *) ix->payload)[i] = (uint32_t) v;
 		else
@@ -368,7 +371,14 @@ ght_cpu_build(ght_table *t, const void *keys, const void *payloads, uint64_t n)
 	{
 		ix->mode = GHT_MODE_INLINE;
 		for (uint64_t u = 0; u < d; u++)
+		{
+			if ((u % CPU_CHECK_EVERY) == 0 && ght_interrupted(t->ctx))
+			{
+				s = GHT_ERR_INTERRUPTED;
+				goto done;
+			}
 			refs[u] = input_payload(t, payloads, dd.rows ? dd.rows[u] : u);
+		}
 	}
 	else
 	{
