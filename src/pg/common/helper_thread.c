@@ -65,3 +65,47 @@ gpuhash_helper_forget(GpuhashExitStop *e)
 			break;
 		}
 }
+
+/* The threads of gpuhash_helper_run_tasks take the next task until none is left. */
+typedef struct TaskSet
+{
+	void		(*fn) (void *arg, int task);
+	void	   *arg;
+	int			ntasks;
+	int			next;			/* taken with __atomic_fetch_add */
+} TaskSet;
+
+static void *
+take_tasks(void *p)
+{
+	TaskSet    *ts = p;
+	int			i;
+
+	while ((i = __atomic_fetch_add(&ts->next, 1, __ATOMIC_RELAXED)) < ts->ntasks)
+		ts->fn(ts->arg, i);
+	return NULL;
+}
+
+/*
+ * Run fn(arg, 0 .. ntasks - 1) on the calling process and up to nthreads
+ * helper threads, and return when every task is done; with no thread
+ * started, the caller runs them all.  fn must call nothing of PostgreSQL:
+ * it runs on threads, and the caller neither checks for interrupts nor
+ * raises an error before all of them are joined, so nothing here needs
+ * stopping at exit.
+ */
+void
+gpuhash_helper_run_tasks(int ntasks, int nthreads, void (*fn) (void *arg, int task), void *arg)
+{
+	TaskSet		ts = {fn, arg, ntasks, 0};
+	pthread_t	threads[GPUHASH_MAX_TASK_THREADS];
+	int			started = 0;
+
+	nthreads = Min(Min(nthreads, ntasks - 1), GPUHASH_MAX_TASK_THREADS);
+	while (started < nthreads &&
+		   gpuhash_helper_thread_start(&threads[started], take_tasks, &ts) == 0)
+		started++;
+	take_tasks(&ts);
+	for (int i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+}

@@ -29,8 +29,6 @@
  */
 #include "gpuhash_pg.h"
 
-#include <sys/mman.h>
-
 #include "access/parallel.h"
 #include "miscadmin.h"
 #include "optimizer/optimizer.h"
@@ -42,6 +40,7 @@
 #include "utils/wait_event.h"
 
 #include "ght_keyfilter.h"
+#include "helper_thread.h"
 #include "join_state.h"
 
 #define PHASE_COLLECT 0
@@ -266,22 +265,55 @@ query_area(GpuJoinState *gj)
 }
 
 /*
- * Map the pages of a fresh block for writing in one call, before the rows
- * and the table image are copied in: faulting them in one at a time during
- * the copy made a 134 MB image take 66-83 ms to write on the H100 host,
- * 47-67 ms with this (bench/NOTES.md, section 13), and the rows of TPC-H
- * q07's 1.2 M-row build took 57 ms to merge without it (section 43).  Only
- * a hint: kernels before 5.14 lack it.
+ * Filling the shared block: a task for each part's rows, and the table
+ * image's pages mapped in pieces of IMAGE_TASK_BYTES, run on up to
+ * FILL_THREADS helper threads beside the builder when the block is at least
+ * FILL_THREADS_MIN_BYTES.  Mapping fresh shared pages is most of the work
+ * (the first writes fault them in; TPC-H q21's 1.5 M-row build spent 63 ms
+ * mapping its block and 29 ms copying its rows on the H100 host, run 187),
+ * and the workers wait for it.
  */
-static void
-prefault_for_write(void *addr, Size bytes)
-{
-#ifdef MADV_POPULATE_WRITE
-	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE);
-	uintptr_t	start = (uintptr_t) addr & ~(page - 1);
+#define IMAGE_TASK_BYTES ((Size) 8 << 20)
+#define FILL_THREADS 4
+#define FILL_THREADS_MIN_BYTES ((Size) 8 << 20)
 
-	(void) madvise((void *) start, bytes + ((uintptr_t) addr - start), MADV_POPULATE_WRITE);
-#endif
+typedef struct BlockFill
+{
+	GpuhashFlatMerge merge;
+	char	   *image;
+	Size		image_bytes;
+} BlockFill;
+
+static void
+fill_block_task(void *arg, int task)
+{
+	BlockFill  *f = arg;
+	Size		off;
+
+	if (task < f->merge.nparts)
+	{
+		gpuhash_flat_merge_part(&f->merge, task);
+		return;
+	}
+	off = (Size) (task - f->merge.nparts) * IMAGE_TASK_BYTES;
+	gpuhash_prefault_for_write(f->image + off, Min(IMAGE_TASK_BYTES, f->image_bytes - off));
+}
+
+/* Copy the parts into the block at addr and map its pages; returns where the image goes. */
+static char *
+fill_block(char **parts, int nparts, const bool *byval, Size image_bytes, char *addr,
+		   Size block_bytes)
+{
+	BlockFill	f;
+
+	f.image = gpuhash_flat_merge_plan(&f.merge, parts, nparts, byval, image_bytes, addr);
+	f.image_bytes = image_bytes;
+	gpuhash_helper_run_tasks(nparts + (int) ((image_bytes + IMAGE_TASK_BYTES - 1) / IMAGE_TASK_BYTES),
+							 block_bytes >= FILL_THREADS_MIN_BYTES ? FILL_THREADS : 0,
+							 fill_block_task, &f);
+	pfree(f.merge.row0);
+	pfree(f.merge.arena0);
+	return f.image;
 }
 
 static dsa_pointer
@@ -458,11 +490,10 @@ build_block(GpuJoinState *gj)
 				  "write the table's image");
 	block_bytes = gpuhash_flat_merged_size(parts, nparts, image_bytes);
 	sh->block = shared_alloc(area, block_bytes, &addr);
-	prefault_for_write(addr, block_bytes);
 	alloc_ms = elapsed_ms_since(start);
 	gpuhash_store_init(&proto, gj->run_cxt, ExecGetResultType(lsecond(gj->css.custom_ps)),
 					   gj->keep_inner && !gj->inner_in_table);
-	image = gpuhash_flat_merge(parts, nparts, proto.byval, image_bytes, addr);
+	image = fill_block(parts, nparts, proto.byval, image_bytes, addr, block_bytes);
 	merge_ms = elapsed_ms_since(start) - alloc_ms;
 	gpuhash_check(gj->ctx, ght_table_image_write(gj->table->ptr, image, image_bytes),
 				  "write the table's image");

@@ -88,8 +88,27 @@ extern uint64 gpuhash_flat_rows(const char *flat);
 extern bool gpuhash_flat_payloads(const char *flat, int col, int width, void *dst);
 extern const void *gpuhash_flat_keys(const char *flat);
 extern Size gpuhash_flat_merged_size(char *const *parts, int nparts, Size image_bytes);
-extern char *gpuhash_flat_merge(char *const *parts, int nparts, const bool *byval,
-								Size image_bytes, char *dst);
+
+/* Where each part of a parallel build goes in the merged form (gpuhash_flat_merge_plan). */
+typedef struct GpuhashFlatMerge
+{
+	char	   *dst;
+	char	   *const *parts;
+	int			nparts;
+	const bool *byval;
+	bool		any_byref;
+	int			ncols;
+	Size		stride;
+	Size		rows_off;
+	Size		arena_off;
+	uint64	   *row0;			/* [nparts]: each part's first row */
+	Size	   *arena0;			/* [nparts]: where each part's arena goes */
+} GpuhashFlatMerge;
+
+extern char *gpuhash_flat_merge_plan(GpuhashFlatMerge *m, char *const *parts, int nparts,
+									 const bool *byval, Size image_bytes, char *dst);
+extern void gpuhash_flat_merge_part(const GpuhashFlatMerge *m, int i);
+extern void gpuhash_prefault_for_write(void *addr, Size bytes);
 extern void gpuhash_store_attach(GpuhashStore *st, MemoryContext cxt, TupleDesc desc,
 								 bool keep_columns, char *flat, const char **image,
 								 Size *image_bytes);
