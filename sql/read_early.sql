@@ -9,20 +9,9 @@
 -- extreme keys. EXPLAIN ANALYZE says a worker read during the build, so
 -- that the test cannot pass without it.
 --
-LOAD 'gpuhash';
-SET gpuhash.device = cpu;
-SET gpuhash.join_startup_cost = 0;
-SET gpuhash.join_build_row_cost = 0;
-SET gpuhash.join_probe_row_cost = 0;
--- the joins here build their inner side
-SET gpuhash.build_outer = off;
+\i sql/parallel_node.psql
 -- on by default
 SHOW gpuhash.read_during_build;
-SET max_parallel_workers_per_gather = 2;
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_table_scan_size = 0;
-
 \i sql/compare.psql
 
 SELECT setseed(0.5772);
@@ -79,29 +68,18 @@ SELECT pg_temp.same($$SELECT s.k, s.v, d.g FROM re_small s JOIN re_dim d ON s.k 
 SELECT pg_temp.same($$SELECT count(*), sum(s.v) FROM re_small s WHERE NOT EXISTS (SELECT 1 FROM re_few w WHERE w.id = s.k)$$);
 
 -- Did a worker read during the build?  Only a worker that starts while the
--- build side is still being read does, so the query reads the slow one (up to
--- five tries, for a busy machine).
-CREATE FUNCTION pg_temp.read_early(q text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE l text;
-BEGIN
-  PERFORM set_config('enable_hashjoin', 'off', true);
-  PERFORM set_config('enable_mergejoin', 'off', true);
-  PERFORM set_config('enable_nestloop', 'off', true);
-  FOR i IN 1..5 LOOP
-    FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-      IF l ~ '^\s*Worker \d+: .* rows during the build\)' THEN RETURN true; END IF;
-    END LOOP;
-  END LOOP;
-  RETURN false;
-END $$;
-SELECT pg_temp.read_early($$SELECT count(*), sum(f.v) FROM re_fact f JOIN re_slow s ON f.k = s.id
-                             WHERE md5(s.g::text) <> ''$$);
+-- build side is still being read does, so the query reads the slow one.
+\i sql/explain_shows.psql
+SELECT pg_temp.explain_shows($$SELECT count(*), sum(f.v) FROM re_fact f JOIN re_slow s ON f.k = s.id
+                             WHERE md5(s.g::text) <> ''$$,
+                             '^\s*Worker \d+: .* rows during the build\)') AS read_early;
 SELECT pg_temp.same($$SELECT s.g, count(*), sum(f.v) FROM re_fact f JOIN re_slow s ON f.k = s.id
                       WHERE md5(s.g::text) <> '' GROUP BY s.g$$);
 -- off: no worker reads early
 SET gpuhash.read_during_build = off;
-SELECT pg_temp.read_early($$SELECT count(*), sum(f.v) FROM re_fact f JOIN re_slow s ON f.k = s.id
-                             WHERE md5(s.g::text) <> ''$$);
+SELECT pg_temp.explain_shows($$SELECT count(*), sum(f.v) FROM re_fact f JOIN re_slow s ON f.k = s.id
+                             WHERE md5(s.g::text) <> ''$$,
+                             '^\s*Worker \d+: .* rows during the build\)') AS read_early;
 SELECT pg_temp.same($$SELECT d.g, count(*), sum(f.v) FROM re_fact f JOIN re_dim d ON f.k = d.id GROUP BY d.g$$);
 
 DROP TABLE re_fact, re_dim, re_few, re_empty, re_small, re_slow;

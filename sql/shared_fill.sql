@@ -7,18 +7,7 @@
 -- every participant, so that the block holds several parts.  Every query is
 -- compared, as a multiset, with PostgreSQL's own plan.
 --
-LOAD 'gpuhash';
-SET gpuhash.device = cpu;
-SET gpuhash.join_startup_cost = 0;
-SET gpuhash.join_build_row_cost = 0;
-SET gpuhash.join_probe_row_cost = 0;
--- the joins here build their inner side
-SET gpuhash.build_outer = off;
-SET max_parallel_workers_per_gather = 2;
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_table_scan_size = 0;
-
+\i sql/parallel_node.psql
 \i sql/compare.psql
 
 SELECT setseed(0.1618);
@@ -32,21 +21,10 @@ INSERT INTO sf_fact SELECT (random() * 320000)::int, g FROM generate_series(1, 6
 ANALYZE sf_dim, sf_fact;
 
 -- Did a worker read part of the build side, so that the block has more
--- than one part?  Up to five tries, for a busy machine.
-CREATE FUNCTION pg_temp.parts(q text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE l text;
-BEGIN
-  PERFORM set_config('enable_hashjoin', 'off', true);
-  PERFORM set_config('enable_mergejoin', 'off', true);
-  PERFORM set_config('enable_nestloop', 'off', true);
-  FOR i IN 1..5 LOOP
-    FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-      IF l ~ '^\s*Worker \d+: \w+, setup [0-9.]+ ms, input ' THEN RETURN true; END IF;
-    END LOOP;
-  END LOOP;
-  RETURN false;
-END $$;
-SELECT pg_temp.parts($$SELECT count(*), sum(length(d.t)) FROM sf_fact f JOIN sf_dim d ON f.k = d.id$$);
+-- than one part?
+\i sql/explain_shows.psql
+SELECT pg_temp.explain_shows($$SELECT count(*), sum(length(d.t)) FROM sf_fact f JOIN sf_dim d ON f.k = d.id$$,
+                             '^\s*Worker \d+: \w+, setup [0-9.]+ ms, input ') AS parts;
 
 -- the build rows' text and numeric values, as rows, folded and grouped
 SELECT pg_temp.same($$SELECT f.k, f.v, d.t, d.n FROM sf_fact f JOIN sf_dim d ON f.k = d.id$$);
