@@ -270,8 +270,9 @@ query_area(GpuJoinState *gj)
  * FILL_THREADS helper threads beside the builder when the block is at least
  * FILL_THREADS_MIN_BYTES.  Mapping fresh shared pages is most of the work
  * (the first writes fault them in; TPC-H q21's 1.5 M-row build spent 63 ms
- * mapping its block and 29 ms copying its rows on the H100 host, run 187),
- * and the workers wait for it.
+ * allocating and mapping its block and 29 ms copying its rows on the H100
+ * host, run 187), and the workers wait for it: with the threads, a 3 M-row
+ * build's sharing took 133 ms instead of 238 ms there (run 188).
  */
 #define IMAGE_TASK_BYTES ((Size) 8 << 20)
 #define FILL_THREADS 4
