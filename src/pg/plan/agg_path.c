@@ -325,31 +325,37 @@ years_of(PlannerInfo *root, Var *v)
 
 /*
  * estimate_num_groups, with a year of a date column (a group key of the
- * node's own) counted as the years the column spans.
+ * node's own) counted as the years the column spans.  A year whose column
+ * is itself among the other keys adds no groups: GROUP BY EXTRACT(YEAR FROM
+ * d), d has d's groups, and counting the years again overestimated them
+ * past hash_mem, so the fold was declined (the fuzzer, seed 20261129, case
+ * 57).
  */
 static double
 estimate_groups(PlannerInfo *root, List *exprs, double rows)
 {
 	List	   *rest = NIL;
+	List	   *year_vars = NIL;
+	List	   *rest_vars;
 	double		years = 1;
-	bool		found = false;
 	ListCell   *lc;
 
 	foreach(lc, exprs)
 	{
 		Var		   *v = IsA(lfirst(lc), Var) ? NULL : gpuhash_agg_year_of_date(lfirst(lc));
-		double		y = v != NULL ? years_of(root, v) : -1;
 
-		if (y > 0)
-		{
-			years *= y;
-			found = true;
-		}
+		if (v != NULL && years_of(root, v) > 0)
+			year_vars = lappend(year_vars, v);
 		else
 			rest = lappend(rest, lfirst(lc));
 	}
-	if (!found)
+	if (year_vars == NIL)
 		return estimate_num_groups(root, exprs, rows, NULL, NULL);
+	rest_vars = pull_var_clause((Node *) rest, PVC_RECURSE_AGGREGATES | PVC_RECURSE_WINDOWFUNCS |
+								PVC_RECURSE_PLACEHOLDERS);
+	foreach(lc, year_vars)
+		if (!list_member(rest_vars, lfirst(lc)))
+			years *= years_of(root, lfirst(lc));
 	return clamp_row_est(Min(rows, years * (rest == NIL ? 1.0 :
 											estimate_num_groups(root, rest, rows, NULL, NULL))));
 }
