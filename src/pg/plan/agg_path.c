@@ -336,6 +336,7 @@ estimate_groups(PlannerInfo *root, List *exprs, double rows)
 {
 	List	   *rest = NIL;
 	List	   *year_vars = NIL;
+	double	   *year_spans = palloc(list_length(exprs) * sizeof(double));
 	List	   *rest_vars;
 	double		years = 1;
 	ListCell   *lc;
@@ -343,9 +344,13 @@ estimate_groups(PlannerInfo *root, List *exprs, double rows)
 	foreach(lc, exprs)
 	{
 		Var		   *v = IsA(lfirst(lc), Var) ? NULL : gpuhash_agg_year_of_date(lfirst(lc));
+		double		y = v != NULL ? years_of(root, v) : -1;
 
-		if (v != NULL && years_of(root, v) > 0)
+		if (y > 0)
+		{
+			year_spans[list_length(year_vars)] = y;
 			year_vars = lappend(year_vars, v);
+		}
 		else
 			rest = lappend(rest, lfirst(lc));
 	}
@@ -355,7 +360,7 @@ estimate_groups(PlannerInfo *root, List *exprs, double rows)
 								PVC_RECURSE_PLACEHOLDERS);
 	foreach(lc, year_vars)
 		if (!list_member(rest_vars, lfirst(lc)))
-			years *= years_of(root, lfirst(lc));
+			years *= year_spans[foreach_current_index(lc)];
 	return clamp_row_est(Min(rows, years * (rest == NIL ? 1.0 :
 											estimate_num_groups(root, rest, rows, NULL, NULL))));
 }
