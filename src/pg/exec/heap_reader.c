@@ -440,9 +440,6 @@ gpuhash_heap_reader_next(GpuhashHeapReader *r, Datum *values, bool *isnull)
 			HeapTupleHeader td = (HeapTupleHeader) PageGetItem(r->page, lpp);
 			int			early = -1;
 
-			if (r->index + WALK_PREFETCH_AHEAD <= r->scan->rs_ntuples)
-				prefetch_tuple(r->page, r->scan->rs_vistuples[r->index + WALK_PREFETCH_AHEAD - 1]);
-
 			if (r->kf.words != NULL && r->kf.early)
 			{
 				early = key_filter_early(&r->kf, td, ItemIdGetLength(lpp));

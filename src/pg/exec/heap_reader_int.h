@@ -230,23 +230,6 @@ walk_atts(const WalkAtt *watt, int natts, HeapTupleHeader td, uint32 len, Datum 
 	return true;
 }
 
-/*
- * Rows this far ahead of the one being walked are asked into the cache:
- * the walk otherwise stalls on each tuple's first line (perf of q06 put
- * about a third of the read thread's time on the load of t_infomask2).
- */
-#define WALK_PREFETCH_AHEAD 4
-
-/* Ask for the first two cache lines of the tuple at line pointer off. */
-static inline void
-prefetch_tuple(Page page, OffsetNumber off)
-{
-	const char *t = (const char *) PageGetItem(page, PageGetItemId(page, off));
-
-	__builtin_prefetch(t);
-	__builtin_prefetch(t + 64);
-}
-
 /* heap_reader.c */
 extern bool gpuhash_heap_reader_next_page(GpuhashHeapReader *r);
 extern bool gpuhash_heap_reader_through_slot(GpuhashHeapReader *r, HeapTupleHeader td, ItemId lpp,

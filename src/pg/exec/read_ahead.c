@@ -104,8 +104,6 @@ pipe_work(void *arg, uint64 seq)
 		int			pass;
 		int			early;
 
-		if (i + WALK_PREFETCH_AHEAD < sl->ntup)
-			prefetch_tuple(sl->page, sl->offs[i + WALK_PREFETCH_AHEAD]);
 		sl->out_off[nout] = lineoff;
 		early = p->kf.words != NULL && p->kf.early ?
 			key_filter_early(&p->kf, td, ItemIdGetLength(lpp)) : -1;
