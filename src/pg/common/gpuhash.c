@@ -10,6 +10,7 @@
 
 #include "join_agg.h"
 #include "join_node.h"
+#include "key_estimate.h"
 
 PG_MODULE_MAGIC;
 
@@ -23,4 +24,5 @@ _PG_init(void)
 	/* the planner's hooks and the nodes' methods */
 	gpuhash_join_init();
 	gpuhash_agg_init();
+	gpuhash_key_estimate_init();
 }

@@ -24,6 +24,7 @@
 #include "utils/guc.h"
 
 #include "join_node.h"
+#include "key_estimate.h"
 #include "semi_estimate.h"
 
 int			gpuhash_device_setting = GPUHASH_DEVICE_AUTO;
@@ -203,6 +204,15 @@ static const Setting settings[] = {
 		"match fraction that comparison gives, when it is higher. Applies only "
 		"to semi joins whose outer side holds a GPU hash join.",
 		&gpuhash_semi_estimate_enabled, 1, 0, 0, PGC_USERSET, 0, NULL},
+	{"gpuhash.unique_key_estimates", SETTING_BOOL,
+		"Lets the planner estimate a join on every column of a multi-column unique index as a join on a declared foreign key.",
+		"Each row of the other table is then expected to find one match, where "
+		"PostgreSQL multiplies the columns' selectivities as if they were "
+		"independent.  Applies when each column of the other table has at most "
+		"twice the distinct values of its indexed partner and no foreign key "
+		"links the two tables.  Changes the estimate, and so the plans, of "
+		"PostgreSQL's own joins too.",
+		&gpuhash_unique_key_estimates, 1, 0, 0, PGC_USERSET, 0, NULL},
 	{"gpuhash.build_outer", SETTING_BOOL,
 		"Lets a GPU hash join build a semi or anti join's outer side and probe it with the inner side.",
 		"EXISTS or NOT EXISTS over a large table with a selective outer side: "
