@@ -19,7 +19,7 @@ CREATE TABLE uk_fact AS
   SELECT id, fa, fb, fb::int8 AS fb8
   FROM (SELECT g AS id, 1 + g % 1000 AS fa, 1 + ((1 + g % 1000) * 7 + (g / 1000) % 4 * 101) % 400 AS fb
         FROM generate_series(0, 39999) g) s;
--- a side whose pairs are mostly not in uk_dim: 20 times uk_dim's values of a
+-- a side whose pairs are mostly not in uk_dim: more values of wa than uk_dim has rows
 CREATE TABLE uk_wide AS
   SELECT g AS id, 1 + g % 20000 AS wa, 1 + (g * 7) % 400 AS wb FROM generate_series(0, 39999) g;
 CREATE TABLE uk_part AS SELECT a AS pa, a % 3 = 0 AS green FROM generate_series(1, 1000) a;
@@ -65,7 +65,7 @@ BEGIN
 END $$;
 -- one key column only
 SELECT pg_temp.unchanged('SELECT * FROM uk_fact JOIN uk_dim ON a = fa') AS one_column;
--- the other side has far more values than the key: most of its pairs cannot match
+-- the other side has more values than the key's table has rows: most of its pairs cannot match
 SELECT pg_temp.unchanged('SELECT * FROM uk_wide JOIN uk_dim ON a = wa AND b = wb') AS not_contained;
 -- one of the equalities is against a constant
 SELECT pg_temp.unchanged('SELECT * FROM uk_fact JOIN uk_dim ON a = fa AND b = 2') AS constant;

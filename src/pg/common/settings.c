@@ -208,8 +208,8 @@ static const Setting settings[] = {
 		"Lets the planner estimate a join on every column of a multi-column unique index as a join on a declared foreign key.",
 		"Each row of the other table is then expected to find one match, where "
 		"PostgreSQL multiplies the columns' selectivities as if they were "
-		"independent.  Applies when each column of the other table has at most "
-		"twice the distinct values of its indexed partner and no foreign key "
+		"independent.  Applies when no column of the other table has more "
+		"distinct values than the indexed table has rows and no foreign key "
 		"links the two tables.  Changes the estimate, and so the plans, of "
 		"PostgreSQL's own joins too.",
 		&gpuhash_unique_key_estimates, 1, 0, 0, PGC_USERSET, 0, NULL},
