@@ -150,32 +150,36 @@ static ForeignKeyOptInfo *
 unique_key_link(PlannerInfo *root, RelOptInfo *ref, IndexOptInfo *index,
 				RelOptInfo *con)
 {
-	ForeignKeyOptInfo *fk = makeNode(ForeignKeyOptInfo);
+	EquivalenceClass *ecs[INDEX_MAX_KEYS];
+	EquivalenceMember *refems[INDEX_MAX_KEYS];
+	EquivalenceMember *conems[INDEX_MAX_KEYS];
+	ForeignKeyOptInfo *fk;
 	int			k;
 
+	/* the classes first: most candidates fail here, before any catalog lookup */
+	for (k = 0; k < index->nkeycolumns; k++)
+	{
+		ecs[k] = find_equated_column(root, ref, index->indexkeys[k], con,
+									 index->opfamily[k], &refems[k], &conems[k]);
+		if (ecs[k] == NULL)
+			return NULL;
+	}
+	fk = makeNode(ForeignKeyOptInfo);
 	fk->con_relid = con->relid;
 	fk->ref_relid = ref->relid;
 	fk->nkeys = index->nkeycolumns;
 	for (k = 0; k < index->nkeycolumns; k++)
 	{
-		EquivalenceMember *refem;
-		EquivalenceMember *conem;
-		EquivalenceClass *ec;
-
-		ec = find_equated_column(root, ref, index->indexkeys[k], con,
-								 index->opfamily[k], &refem, &conem);
-		if (ec == NULL)
-			return NULL;
-		fk->conkey[k] = member_var(conem)->varattno;
+		fk->conkey[k] = member_var(conems[k])->varattno;
 		fk->confkey[k] = index->indexkeys[k];
-		fk->conpfeqop[k] = get_opfamily_member(index->opfamily[k], refem->em_datatype,
-											   conem->em_datatype,
+		fk->conpfeqop[k] = get_opfamily_member(index->opfamily[k], refems[k]->em_datatype,
+											   conems[k]->em_datatype,
 											   BTEqualStrategyNumber);
 		/* PostgreSQL matches the link to a class through the operator's families */
 		if (!OidIsValid(fk->conpfeqop[k]) ||
-			!equal(get_mergejoin_opfamilies(fk->conpfeqop[k]), ec->ec_opfamilies))
+			!equal(get_mergejoin_opfamilies(fk->conpfeqop[k]), ecs[k]->ec_opfamilies))
 			return NULL;
-		if (!could_match(root, member_var(conem), ref))
+		if (!could_match(root, member_var(conems[k]), ref))
 			return NULL;
 	}
 	return fk;
