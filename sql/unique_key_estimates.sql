@@ -48,6 +48,11 @@ SELECT pg_temp.ratio('SELECT * FROM uk_fact JOIN uk_dim ON a = fa AND b = fb') B
 SELECT pg_temp.ratio('SELECT * FROM uk_dim, uk_fact WHERE fb = b AND fa = a') BETWEEN 0.5 AND 2 AS reversed_near;
 SELECT pg_temp.ratio('SELECT * FROM uk_fact, uk_dim, uk_part
                       WHERE pa = fa AND pa = a AND fb = b AND green') BETWEEN 0.5 AND 2 AS three_way_near;
+-- and where GEQO searches the joins (the hook hands the search on to it)
+SET geqo_threshold = 2;
+SELECT pg_temp.ratio('SELECT * FROM uk_fact, uk_dim, uk_part
+                      WHERE pa = fa AND pa = a AND fb = b AND green') BETWEEN 0.5 AND 2 AS geqo_near;
+RESET geqo_threshold;
 -- the answers do not depend on it
 SELECT count(*), sum(price) FROM uk_fact JOIN uk_dim ON a = fa AND b = fb;
 SET gpuhash.unique_key_estimates = off;
