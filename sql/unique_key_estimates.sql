@@ -72,6 +72,23 @@ END $$;
 SELECT pg_temp.unchanged('SELECT * FROM uk_fact JOIN uk_dim ON a = fa') AS one_column;
 -- the other side has more values than the key's table has rows: most of its pairs cannot match
 SELECT pg_temp.unchanged('SELECT * FROM uk_wide JOIN uk_dim ON a = wa AND b = wb') AS not_contained;
+-- a side whose pairs are all absent though each column looks contained: taken for a key's
+-- other side (overestimated) until extended ndistinct statistics count its combinations
+CREATE TABLE uk_stray AS
+  SELECT g AS id, 1 + g % 1000 AS sa, 1 + (g / 1000 * 10 + g % 10) % 400 AS sb FROM generate_series(0, 39999) g;
+DELETE FROM uk_stray s USING uk_dim d WHERE d.a = s.sa AND d.b = s.sb;
+ANALYZE uk_stray;
+SELECT count(*) FROM uk_stray JOIN uk_dim ON a = sa AND b = sb;
+SELECT NOT pg_temp.unchanged('SELECT * FROM uk_stray JOIN uk_dim ON a = sa AND b = sb') AS stray_linked;
+CREATE STATISTICS uk_stray_nd (ndistinct) ON sa, sb FROM uk_stray;
+ANALYZE uk_stray;
+SELECT pg_temp.unchanged('SELECT * FROM uk_stray JOIN uk_dim ON a = sa AND b = sb') AS stray_counted;
+-- the same statistics on a side whose pairs are among the key's leave the link in place
+CREATE STATISTICS uk_fact_nd (ndistinct) ON fa, fb FROM uk_fact;
+ANALYZE uk_fact;
+SELECT pg_temp.ratio('SELECT * FROM uk_fact JOIN uk_dim ON a = fa AND b = fb') BETWEEN 0.5 AND 2 AS counted_near;
+DROP STATISTICS uk_fact_nd;
+ANALYZE uk_fact;
 -- one of the equalities is against a constant
 SELECT pg_temp.unchanged('SELECT * FROM uk_fact JOIN uk_dim ON a = fa AND b = 2') AS constant;
 -- with gpuhash's joins off
@@ -106,4 +123,4 @@ SELECT pg_temp.ratio('SELECT * FROM uk_dim d1 JOIN uk_dim d2 ON d1.a = d2.a AND 
 -- a LEFT JOIN keeps PostgreSQL's estimate (its clauses are not in equivalence classes)
 SELECT pg_temp.unchanged('SELECT * FROM uk_fact LEFT JOIN uk_dim ON a = fa AND b = fb') AS left_join;
 
-DROP TABLE uk_dim, uk_fact, uk_wide, uk_part, uk_dim2, uk_fact_fk CASCADE;
+DROP TABLE uk_dim, uk_fact, uk_wide, uk_stray, uk_part, uk_dim2, uk_fact_fk CASCADE;

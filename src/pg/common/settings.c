@@ -209,8 +209,9 @@ static const Setting settings[] = {
 		"Each row of the other table is then expected to find one match, where "
 		"PostgreSQL multiplies the columns' selectivities as if they were "
 		"independent.  Applies when no column of the other table has more "
-		"distinct values than the indexed table has rows and no foreign key "
-		"links the two tables.  Changes the estimate, and so the plans, of "
+		"distinct values than the indexed table has rows, its extended "
+		"ndistinct statistics, if any, count at most twice as many combinations, "
+		"and no foreign key links the two tables.  Changes the estimate, and so the plans, of "
 		"PostgreSQL's own joins too.",
 		&gpuhash_unique_key_estimates, 1, 0, 0, PGC_USERSET, 0, NULL},
 	{"gpuhash.build_outer", SETTING_BOOL,

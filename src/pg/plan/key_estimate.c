@@ -21,9 +21,11 @@
  * assumes for a single column (eqjoinsel takes 1 / the larger distinct
  * count); here it is assumed of the combination, and only where no column
  * of the other side has more distinct values than the indexed table has
- * rows.  Where the other side's combinations are mostly absent from the
- * index, the join is overestimated, which favours hash joins over nested
- * loops.  A foreign key already declared between the two is left alone.
+ * rows, nor, where extended ndistinct statistics cover its columns, more
+ * than twice as many combinations.  Where the other side's combinations are
+ * mostly absent from the index and no such statistics say so, the join is
+ * overestimated, which favours hash joins over nested loops.  A foreign key
+ * already declared between the two is left alone.
  *
  * This changes the estimate of the join relation, which every path of it
  * shares, so PostgreSQL's own plans over such joins change too, toward the
@@ -34,6 +36,7 @@
 
 #include "access/stratnum.h"
 #include "catalog/pg_am_d.h"
+#include "catalog/pg_statistic_ext_d.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/geqo.h"
@@ -118,6 +121,37 @@ could_match(PlannerInfo *root, Var *var, RelOptInfo *ref)
 	return !isdefault && nd <= ref->tuples;
 }
 
+/*
+ * Whether extended ndistinct statistics of con (CREATE STATISTICS ...
+ * (ndistinct)) count more combinations of the link's columns than twice
+ * ref's rows: then most of them cannot be among the index's, whatever each
+ * column alone shows.  Without such statistics PostgreSQL would multiply
+ * the columns' counts, which proves nothing, so nothing is refused.
+ */
+static bool
+too_many_combinations(PlannerInfo *root, RelOptInfo *con, ForeignKeyOptInfo *fk,
+					  EquivalenceMember **conems, RelOptInfo *ref)
+{
+	Bitmapset  *cols = NULL;
+	List	   *vars = NIL;
+	ListCell   *lc;
+	int			k;
+
+	for (k = 0; k < fk->nkeys; k++)
+	{
+		cols = bms_add_member(cols, fk->conkey[k]);
+		vars = lappend(vars, member_var(conems[k]));
+	}
+	foreach(lc, con->statlist)
+	{
+		StatisticExtInfo *st = lfirst(lc);
+
+		if (st->kind == STATS_EXT_NDISTINCT && !st->inherit && bms_is_subset(cols, st->keys))
+			return estimate_num_groups(root, vars, con->tuples, NULL, NULL) > 2.0 * ref->tuples;
+	}
+	return false;
+}
+
 static bool
 linked(PlannerInfo *root, Index con, Index ref)
 {
@@ -182,6 +216,8 @@ unique_key_link(PlannerInfo *root, RelOptInfo *ref, IndexOptInfo *index,
 		if (!could_match(root, member_var(conems[k]), ref))
 			return NULL;
 	}
+	if (too_many_combinations(root, con, fk, conems, ref))
+		return NULL;
 	return fk;
 }
 
