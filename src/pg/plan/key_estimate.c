@@ -8,9 +8,9 @@
  * match, 60 M rows at SF 10, but the product of the two columns'
  * selectivities predicts a few thousand.  With so few rows expected, index
  * lookups into orders and supplier for each of them look cheapest, and
- * the query runs 9 s on the GPU host.  The same plan with the join
- * estimated right (a declared foreign key) runs 3.9 s under PostgreSQL's
- * own joins and 3.6 s through GpuHashJoins (bench/NOTES.md sections 36
+ * the query runs 9 s on the GPU host.  With the join estimated right (a
+ * declared foreign key) PostgreSQL's own hash joins run it in 3.9 s, and
+ * the GpuHashJoin chain, forced, takes 3.6 s (bench/NOTES.md sections 36
  * and 45).  The TPC-H schema, like many, declares no foreign keys.
  *
  * A unique index says that each row of the other side matches at most one
