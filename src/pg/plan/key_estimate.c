@@ -221,6 +221,21 @@ unique_key_link(PlannerInfo *root, RelOptInfo *ref, IndexOptInfo *index,
 	return fk;
 }
 
+/* Whether index proves its columns' combinations unique, as a btree key of plain columns. */
+static bool
+usable_key(IndexOptInfo *index)
+{
+	int			k;
+
+	if (!index->unique || !index->immediate || index->indpred != NIL ||
+		index->nkeycolumns < 2 || index->relam != BTREE_AM_OID)
+		return false;
+	for (k = 0; k < index->nkeycolumns; k++)
+		if (index->indexkeys[k] <= 0)
+			return false;		/* an expression column */
+	return true;
+}
+
 static void
 add_unique_key_links(PlannerInfo *root)
 {
@@ -239,16 +254,9 @@ add_unique_key_links(PlannerInfo *root)
 		{
 			IndexOptInfo *index = lfirst(lc);
 			Index		c;
-			int			k;
 
-			if (!index->unique || !index->immediate || index->indpred != NIL ||
-				index->nkeycolumns < 2 || index->relam != BTREE_AM_OID)
+			if (!usable_key(index))
 				continue;
-			for (k = 0; k < index->nkeycolumns; k++)
-				if (index->indexkeys[k] <= 0)
-					break;
-			if (k < index->nkeycolumns)
-				continue;		/* an expression column */
 			for (c = 1; c < root->simple_rel_array_size; c++)
 			{
 				RelOptInfo *con = root->simple_rel_array[c];
