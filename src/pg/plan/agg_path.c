@@ -274,11 +274,17 @@ typedef struct GroupsMemo
  * A shape that compiled over one join compiles over any other whose two
  * sides return every column it reads: the compiler looks a column up in
  * either side's target list and decides nothing else by the side it is on.
+ * By the same token, a shape that failed although both sides returned only
+ * plain columns, every one it reads among them, fails over any such pair:
+ * its own form is what the compiler declined (a year key with
+ * gpuhash.fold_year_keys off), and TPC-H q07 asked for 142 compiles that
+ * way, one per GpuHashJoin path of its top join.
  */
 typedef struct ShapeMemo
 {
 	const List *aggs;
 	List	   *vars;			/* the Vars it reads */
+	bool		compiles;
 } ShapeMemo;
 
 static GroupsMemo groups_memo[AGG_MEMO_SIZE];
@@ -380,6 +386,30 @@ num_groups(PlannerInfo *root, List *exprs, double rows)
 	return groups;
 }
 
+/* Does the target hold plain columns only (no placeholder, no expression)? */
+static bool
+plain_columns(const PathTarget *target)
+{
+	ListCell   *lc;
+
+	foreach(lc, target->exprs)
+		if (!IsA(lfirst(lc), Var))
+			return false;
+	return true;
+}
+
+/* Does one of the two targets return each of vars? */
+static bool
+sides_return(const List *vars, const PathTarget *outer, const PathTarget *inner)
+{
+	ListCell   *lc;
+
+	foreach(lc, vars)
+		if (!list_member(outer->exprs, lfirst(lc)) && !list_member(inner->exprs, lfirst(lc)))
+			return false;
+	return true;
+}
+
 /*
  * Can the aggregates and group keys be compiled against the columns join's
  * children will return?  (Their plans return exactly their paths' targets.)
@@ -390,40 +420,44 @@ aggs_compile_for(const AggShape *shape, CustomPath *join)
 {
 	PathTarget *outer_target = ((Path *) linitial(join->custom_paths))->pathtarget;
 	PathTarget *inner_target = ((Path *) lsecond(join->custom_paths))->pathtarget;
+	bool		plain = plain_columns(outer_target) && plain_columns(inner_target);
 	List	   *outer;
 	List	   *inner;
 	List	   *specs;
 	List	   *keys;
+	List	   *vars;
+	bool		compiles;
 	ListCell   *lc;
 
 	for (int i = 0; i < n_shape_memo; i++)
 		if (shape_memo[i].aggs == shape->aggs)
 		{
-			foreach(lc, shape_memo[i].vars)
-				if (!list_member(outer_target->exprs, lfirst(lc)) &&
-					!list_member(inner_target->exprs, lfirst(lc)))
-					break;
-			if (lc == NULL)
+			if (!shape_memo[i].compiles)
+			{
+				if (plain)
+					return false;
+			}
+			else if (sides_return(shape_memo[i].vars, outer_target, inner_target))
 				return true;
 		}
 	outer = make_tlist_from_pathtarget(outer_target);
 	inner = make_tlist_from_pathtarget(inner_target);
-	if (!gpuhash_agg_plan_aggs(shape->aggs, outer, inner, &specs) ||
-		!gpuhash_agg_plan_group_keys(shape->keys, list_length(shape->group_exprs), outer, inner,
-									 &keys))
+	compiles = gpuhash_agg_plan_aggs(shape->aggs, outer, inner, &specs) &&
+		gpuhash_agg_plan_group_keys(shape->keys, list_length(shape->group_exprs), outer, inner,
+									&keys);
+	if (n_shape_memo == AGG_MEMO_SIZE || (!compiles && !plain))
+		return compiles;
+	vars = pull_var_clause((Node *) list_make2(shape->aggs, shape->keys),
+						   PVC_RECURSE_AGGREGATES | PVC_INCLUDE_PLACEHOLDERS);
+	/* a placeholder is found by the compiler's own lookup only */
+	foreach(lc, vars)
+		if (!IsA(lfirst(lc), Var))
+			return compiles;
+	/* failing for want of a column says nothing of other joins */
+	if (!compiles && !sides_return(vars, outer_target, inner_target))
 		return false;
-	if (n_shape_memo < AGG_MEMO_SIZE)
-	{
-		List	   *vars = pull_var_clause((Node *) list_make2(shape->aggs, shape->keys),
-										   PVC_RECURSE_AGGREGATES | PVC_INCLUDE_PLACEHOLDERS);
-
-		/* a placeholder is found by the compiler's own lookup only */
-		foreach(lc, vars)
-			if (!IsA(lfirst(lc), Var))
-				return true;
-		shape_memo[n_shape_memo++] = (ShapeMemo) {shape->aggs, vars};
-	}
-	return true;
+	shape_memo[n_shape_memo++] = (ShapeMemo) {shape->aggs, vars, compiles};
+	return compiles;
 }
 
 /*
