@@ -420,7 +420,6 @@ aggs_compile_for(const AggShape *shape, CustomPath *join)
 {
 	PathTarget *outer_target = ((Path *) linitial(join->custom_paths))->pathtarget;
 	PathTarget *inner_target = ((Path *) lsecond(join->custom_paths))->pathtarget;
-	bool		plain = plain_columns(outer_target) && plain_columns(inner_target);
 	List	   *outer;
 	List	   *inner;
 	List	   *specs;
@@ -430,22 +429,17 @@ aggs_compile_for(const AggShape *shape, CustomPath *join)
 	ListCell   *lc;
 
 	for (int i = 0; i < n_shape_memo; i++)
-		if (shape_memo[i].aggs == shape->aggs)
-		{
-			if (!shape_memo[i].compiles)
-			{
-				if (plain)
-					return false;
-			}
-			else if (sides_return(shape_memo[i].vars, outer_target, inner_target))
-				return true;
-		}
+		if (shape_memo[i].aggs == shape->aggs &&
+			(shape_memo[i].compiles ? sides_return(shape_memo[i].vars, outer_target, inner_target) :
+			 plain_columns(outer_target) && plain_columns(inner_target)))
+			return shape_memo[i].compiles;
 	outer = make_tlist_from_pathtarget(outer_target);
 	inner = make_tlist_from_pathtarget(inner_target);
 	compiles = gpuhash_agg_plan_aggs(shape->aggs, outer, inner, &specs) &&
 		gpuhash_agg_plan_group_keys(shape->keys, list_length(shape->group_exprs), outer, inner,
 									&keys);
-	if (n_shape_memo == AGG_MEMO_SIZE || (!compiles && !plain))
+	if (n_shape_memo == AGG_MEMO_SIZE ||
+		(!compiles && !(plain_columns(outer_target) && plain_columns(inner_target))))
 		return compiles;
 	vars = pull_var_clause((Node *) list_make2(shape->aggs, shape->keys),
 						   PVC_RECURSE_AGGREGATES | PVC_INCLUDE_PLACEHOLDERS);

@@ -137,6 +137,8 @@ too_many_combinations(PlannerInfo *root, RelOptInfo *con, ForeignKeyOptInfo *fk,
 	ListCell   *lc;
 	int			k;
 
+	if (con->statlist == NIL)
+		return false;
 	for (k = 0; k < fk->nkeys; k++)
 	{
 		cols = bms_add_member(cols, fk->conkey[k]);
