@@ -598,7 +598,7 @@ groups_by_year(List *group_exprs)
 	if (!gpuhash_fold_year_keys)
 		return false;
 	foreach(lc, group_exprs)
-		if (!IsA(lfirst(lc), Var) && gpuhash_agg_year_of_date(lfirst(lc)) != NULL)
+		if (gpuhash_agg_year_of_date(lfirst(lc)) != NULL)
 			return true;
 	return false;
 }
