@@ -134,6 +134,12 @@ ENGINES = [
            {"max_parallel_workers_per_gather": "{cores}", "max_parallel_workers": "{cores}",
             "gpuhash.device": "gpu", "gpuhash.enable_join": "on", "gpuhash.read_during_build": "off"},
            check="SELECT gpuhash_backend() = 'gpu'", prelude="LOAD 'gpuhash';\n"),
+    # planner_gpu with the node's plans asking for as many workers as native_parallel may have,
+    # where PostgreSQL planned fewer for the tables' sizes (gpuhash.parallel_workers, NOTES 48)
+    Engine("planner_gpu_wide", "native",
+           {"max_parallel_workers_per_gather": "{cores}", "max_parallel_workers": "{cores}",
+            "gpuhash.device": "gpu", "gpuhash.enable_join": "on", "gpuhash.parallel_workers": "{cores}"},
+           check="SELECT gpuhash_backend() = 'gpu'", prelude="LOAD 'gpuhash';\n"),
     # planner_gpu with an earlier commit's library, gpuhash_prev.so (bench/host/prev-source and
     # tpch-piece build it): two commits on one machine.  No check: the check's function would load
     # the present library beside it.
@@ -144,7 +150,7 @@ ENGINES = [
 ]
 
 # engines run only when named with --engines (previous_gpu needs gpuhash_prev.so installed)
-NAMED_ONLY = {"previous_gpu", "planner_gpu_wait"}
+NAMED_ONLY = {"previous_gpu", "planner_gpu_wait", "planner_gpu_wide"}
 
 REFERENCE = "native_serial"
 

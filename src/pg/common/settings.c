@@ -20,6 +20,7 @@
 #include <limits.h>
 
 #include "access/parallel.h"
+#include "postmaster/bgworker_internals.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 
@@ -39,6 +40,7 @@ double		gpuhash_device_setup_cost = 30000.0;
 double		gpuhash_join_build_row_cost = 0.01;
 double		gpuhash_join_probe_row_cost = 0.002;
 bool		gpuhash_parallel_worker_gpu = false;
+int			gpuhash_parallel_workers = 0;
 bool		gpuhash_direct_scan = true;
 bool		gpuhash_read_thread = true;
 bool		gpuhash_chain_batches = true;
@@ -145,6 +147,17 @@ static const Setting settings[] = {
 		"Planner's estimate of the cost of probing with one outer row.",
 		NULL,
 		&gpuhash_join_probe_row_cost, 0.002, 0.0, DBL_MAX, PGC_USERSET, 0, NULL},
+	/*
+	 * PostgreSQL plans workers by the logarithm of a table's size, for its
+	 * own per-row work; a plan of ours spends its time reading, which more
+	 * readers share (bench/NOTES.md, section 48).
+	 */
+	{"gpuhash.parallel_workers", SETTING_INT,
+		"Workers that a parallel plan with a GPU hash node asks for at least.",
+		"0 keeps the count PostgreSQL planned for the node's scans. A larger "
+		"count, capped by max_parallel_workers_per_gather, is taken where "
+		"PostgreSQL planned fewer. Reading is costed as for PostgreSQL's count.",
+		&gpuhash_parallel_workers, 0, 0, MAX_PARALLEL_WORKER_LIMIT, PGC_USERSET, 0, NULL},
 	{"gpuhash.parallel_worker_gpu", SETTING_BOOL,
 		"Lets parallel workers of a GPU hash join use the GPU themselves.",
 		"Off: the table is built on the GPU (by the leader when it takes "

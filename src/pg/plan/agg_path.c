@@ -43,6 +43,7 @@
 
 #include "join_agg.h"
 #include "join_node.h"
+#include "read_cost.h"
 #include "scan_filter.h"
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
@@ -218,7 +219,8 @@ new_agg_path(PlannerInfo *root, RelOptInfo *upper, Path *input, PathTarget *targ
 	cp->path.parallel_safe = input->parallel_safe &&
 		is_parallel_safe(root, (Node *) target->exprs) &&
 		is_parallel_safe(root, (Node *) shape->having);
-	cp->path.parallel_workers = input->parallel_workers;
+	/* a join's path has them already; a scan's has PostgreSQL's count */
+	cp->path.parallel_workers = gpuhash_plan_workers(input->parallel_workers);
 	cp->path.rows = groups;
 	cp->path.total_cost = input_cost + input->rows * per_row * cpu_operator_cost +
 		groups * (cpu_tuple_cost + list_length(shape->having) * cpu_operator_cost);

@@ -19,6 +19,7 @@ extern double gpuhash_device_setup_cost;
 extern double gpuhash_join_build_row_cost;
 extern double gpuhash_join_probe_row_cost;
 extern bool gpuhash_parallel_worker_gpu;
+extern int	gpuhash_parallel_workers;
 extern bool gpuhash_direct_scan;
 extern bool gpuhash_read_thread;
 extern bool gpuhash_overlap_probes;

@@ -870,6 +870,15 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 		cp->path.parallel_workers = inner->parallel_workers;
 		cp->path.rows = clamp_row_est(joinrel->rows / gpuhash_parallel_divisor(inner->parallel_workers));
 	}
+	/* likewise for gpuhash.parallel_workers */
+	if (partial && gpuhash_plan_workers(cp->path.parallel_workers) > cp->path.parallel_workers)
+	{
+		int			w = gpuhash_plan_workers(cp->path.parallel_workers);
+
+		cp->path.rows = clamp_row_est(cp->path.rows * gpuhash_parallel_divisor(cp->path.parallel_workers) /
+									  gpuhash_parallel_divisor(w));
+		cp->path.parallel_workers = w;
+	}
 
 	for (int i = 0; i < keys->n; i++)
 	{

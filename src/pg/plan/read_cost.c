@@ -77,6 +77,18 @@ gpuhash_parallel_divisor(int workers)
 }
 
 /*
+ * The workers of a parallel path of ours whose inputs were planned for
+ * planned workers: gpuhash.parallel_workers, where it asks for more.
+ */
+int
+gpuhash_plan_workers(int planned)
+{
+	int			wanted = Min(gpuhash_parallel_workers, max_parallel_workers_per_gather);
+
+	return planned > 0 ? Max(planned, wanted) : planned;
+}
+
+/*
  * rel's table, which the planner has opened and locked already: its
  * relcache entry answers without the catalog lookups that a new session's
  * cold caches would make.

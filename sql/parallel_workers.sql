@@ -1,0 +1,97 @@
+--
+-- gpuhash.parallel_workers: a parallel plan with a GpuHash node asks for at
+-- least that many workers, capped by max_parallel_workers_per_gather, where
+-- PostgreSQL planned fewer for the node's scans; 0, the default, keeps
+-- PostgreSQL's count. Plans without the node keep PostgreSQL's count. The
+-- answers are compared, as multisets, with PostgreSQL's own plans.
+--
+\i sql/parallel_node.psql
+\i sql/compare.psql
+SET max_parallel_workers_per_gather = 3;
+SHOW gpuhash.parallel_workers;
+
+SELECT setseed(0.1234);
+-- one worker planned for each table, whatever its size
+CREATE TABLE pw_fact (k int, v int, g int, amt numeric(12,2)) WITH (parallel_workers = 1);
+INSERT INTO pw_fact
+SELECT CASE WHEN random() < 0.02 THEN NULL ELSE (random() * 30000)::int END, g % 1000, g % 5,
+       CASE WHEN g % 101 = 0 THEN NULL ELSE (g % 9973) / 100.0 END
+FROM generate_series(1, 200000) g;
+CREATE TABLE pw_dim (id int, d int) WITH (parallel_workers = 1);
+INSERT INTO pw_dim SELECT g % 20000, g % 9 FROM generate_series(1, 40000) g;
+INSERT INTO pw_dim VALUES (NULL, 1), (2147483647, 2), (-2147483648, 3);
+-- three workers planned
+CREATE TABLE pw_wide (k int, v int) WITH (parallel_workers = 3);
+INSERT INTO pw_wide SELECT g % 30000, g FROM generate_series(1, 100000) g;
+ANALYZE pw_fact, pw_dim, pw_wide;
+
+-- the workers planned for q, with PostgreSQL's own joins off when joins_off
+CREATE FUNCTION pg_temp.workers(q text, joins_off boolean DEFAULT true) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE l text; w text := 'none'; node boolean := false;
+BEGIN
+  IF joins_off THEN
+    PERFORM set_config('enable_hashjoin', 'off', true);
+    PERFORM set_config('enable_mergejoin', 'off', true);
+    PERFORM set_config('enable_nestloop', 'off', true);
+  END IF;
+  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    IF l ~ 'Workers Planned: ' THEN w := substring(l from 'Workers Planned: (\d+)'); END IF;
+    node := node OR l ~ 'GpuHash';
+  END LOOP;
+  PERFORM set_config('enable_hashjoin', 'on', true);
+  PERFORM set_config('enable_mergejoin', 'on', true);
+  PERFORM set_config('enable_nestloop', 'on', true);
+  RETURN 'workers planned: ' || w || CASE WHEN node THEN ', GpuHash node' ELSE ', no GpuHash node' END;
+END $$;
+
+-- the default: PostgreSQL's count
+SELECT pg_temp.workers($$SELECT f.k, d.d FROM pw_fact f JOIN pw_dim d ON f.k = d.id$$);
+SELECT pg_temp.workers($$SELECT count(*), sum(f.v) FROM pw_fact f JOIN pw_dim d ON f.k = d.id$$);
+SELECT pg_temp.workers($$SELECT g, count(*), sum(amt), avg(amt) FROM pw_fact WHERE v < 500 GROUP BY g$$, false);
+
+SET gpuhash.parallel_workers = 3;
+-- a join, a join's fold, grouped or not, and a scan's fold
+SELECT pg_temp.workers($$SELECT f.k, d.d FROM pw_fact f JOIN pw_dim d ON f.k = d.id$$);
+SELECT pg_temp.workers($$SELECT count(*), sum(f.v) FROM pw_fact f JOIN pw_dim d ON f.k = d.id$$);
+SELECT pg_temp.workers($$SELECT d.d, count(*), sum(f.v) FROM pw_fact f JOIN pw_dim d ON f.k = d.id GROUP BY d.d$$);
+SELECT pg_temp.workers($$SELECT g, count(*), sum(amt), avg(amt) FROM pw_fact WHERE v < 500 GROUP BY g$$, false);
+-- a chain of two joins
+SELECT pg_temp.workers($$SELECT count(*) FROM pw_fact f JOIN pw_dim d ON f.k = d.id JOIN pw_wide w ON w.k = d.id$$);
+-- without the node, PostgreSQL's count
+SET gpuhash.enable_join = off;
+SET gpuhash.enable_scan_aggregate = off;
+SELECT pg_temp.workers($$SELECT count(*), sum(f.v) FROM pw_fact f JOIN pw_dim d ON f.k = d.id$$, false);
+SELECT pg_temp.workers($$SELECT g, count(*), sum(amt), avg(amt) FROM pw_fact WHERE v < 500 GROUP BY g$$, false);
+RESET gpuhash.enable_join;
+RESET gpuhash.enable_scan_aggregate;
+
+-- capped by max_parallel_workers_per_gather
+SET gpuhash.parallel_workers = 8;
+SELECT pg_temp.workers($$SELECT count(*), sum(f.v) FROM pw_fact f JOIN pw_dim d ON f.k = d.id$$);
+-- never fewer than PostgreSQL planned
+SET gpuhash.parallel_workers = 2;
+SELECT pg_temp.workers($$SELECT count(*), sum(w.v) FROM pw_wide w JOIN pw_dim d ON w.k = d.id$$);
+SELECT pg_temp.workers($$SELECT count(*), sum(f.v) FROM pw_fact f JOIN pw_dim d ON f.k = d.id$$);
+
+-- the answers, with three workers planned
+SET gpuhash.parallel_workers = 3;
+SELECT pg_temp.same($$SELECT f.k, f.v, d.d FROM pw_fact f JOIN pw_dim d ON f.k = d.id$$);
+SELECT pg_temp.same($$SELECT count(*), sum(f.v), sum(d.d) FROM pw_fact f JOIN pw_dim d ON f.k = d.id$$);
+SELECT pg_temp.same($$SELECT d.d, count(*), sum(f.v), min(f.k), max(f.k) FROM pw_fact f JOIN pw_dim d ON f.k = d.id GROUP BY d.d$$);
+SELECT pg_temp.same($$SELECT count(*), sum(f.v) FROM pw_fact f WHERE EXISTS (SELECT 1 FROM pw_dim d WHERE d.id = f.k)$$);
+SELECT pg_temp.same($$SELECT f.k, f.v FROM pw_fact f WHERE NOT EXISTS (SELECT 1 FROM pw_dim d WHERE d.id = f.k)$$);
+SELECT pg_temp.same($$SELECT f.k, f.v, d.d FROM pw_fact f LEFT JOIN pw_dim d ON f.k = d.id$$);
+SELECT pg_temp.same($$SELECT count(*), sum(f.v) FROM pw_fact f JOIN pw_dim d ON f.k = d.id JOIN pw_wide w ON w.k = d.id$$);
+-- a scan's fold against PostgreSQL's aggregation
+SELECT pg_temp.workers($$SELECT g, count(*), sum(amt), avg(amt) FROM pw_fact WHERE v < 500 GROUP BY g$$, false);
+CREATE TEMP TABLE pw_on AS SELECT g, count(*) AS n, sum(amt) AS s, avg(amt) AS a FROM pw_fact WHERE v < 500 GROUP BY g;
+SET gpuhash.enable_scan_aggregate = off;
+SELECT count(*) AS differing FROM (
+  (SELECT * FROM pw_on EXCEPT ALL SELECT g, count(*), sum(amt), avg(amt) FROM pw_fact WHERE v < 500 GROUP BY g)
+  UNION ALL
+  (SELECT g, count(*), sum(amt), avg(amt) FROM pw_fact WHERE v < 500 GROUP BY g EXCEPT ALL SELECT * FROM pw_on)) x;
+SELECT count(*) AS groups FROM pw_on;
+RESET gpuhash.enable_scan_aggregate;
+
+RESET gpuhash.parallel_workers;
+DROP TABLE pw_fact, pw_dim, pw_wide, pw_on;
