@@ -808,6 +808,7 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 	List	   *outer_exprs = NIL;
 	List	   *inner_exprs = NIL;
 	List	   *late_clauses = NIL;
+	int			workers;
 	ListCell   *lc;
 
 	cp->path.pathtype = T_CustomScan;
@@ -871,13 +872,12 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 		cp->path.rows = clamp_row_est(joinrel->rows / gpuhash_parallel_divisor(inner->parallel_workers));
 	}
 	/* likewise for gpuhash.parallel_workers */
-	if (partial && gpuhash_plan_workers(cp->path.parallel_workers) > cp->path.parallel_workers)
+	workers = gpuhash_plan_workers(cp->path.parallel_workers);
+	if (partial && workers > cp->path.parallel_workers)
 	{
-		int			w = gpuhash_plan_workers(cp->path.parallel_workers);
-
 		cp->path.rows = clamp_row_est(cp->path.rows * gpuhash_parallel_divisor(cp->path.parallel_workers) /
-									  gpuhash_parallel_divisor(w));
-		cp->path.parallel_workers = w;
+									  gpuhash_parallel_divisor(workers));
+		cp->path.parallel_workers = workers;
 	}
 
 	for (int i = 0; i < keys->n; i++)
