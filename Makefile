@@ -23,6 +23,10 @@ PGFILEDESC = "gpuhash - GPU hash tables for joins and key lookups"
 
 REGRESS      = $(sort $(basename $(notdir $(wildcard sql/*.sql))))
 REGRESS_OPTS = --inputdir=. --load-extension=gpuhash
+# The suite's plans must not depend on the machine's processors, which
+# gpuhash.parallel_workers' default sizes plans by; sql/parallel_workers.sql
+# tests that default itself.
+installcheck: export PGOPTIONS := $(PGOPTIONS) -c gpuhash.parallel_workers=0
 
 PG_CONFIG ?= pg_config
 CUDA_HOME ?= /usr/local/cuda

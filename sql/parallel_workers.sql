@@ -1,14 +1,21 @@
 --
 -- gpuhash.parallel_workers: a parallel plan with a GpuHash node asks for at
 -- least that many workers, capped by max_parallel_workers_per_gather, where
--- PostgreSQL planned fewer for the node's scans; 0, the default, keeps
--- PostgreSQL's count. Plans without the node keep PostgreSQL's count. The
--- answers are compared, as multisets, with PostgreSQL's own plans.
+-- PostgreSQL planned fewer for the node's scans; 0 keeps PostgreSQL's count.
+-- The default, -1, sizes a plan by the machine's online processors: a
+-- process each, or one for every two where the node's reads keep at most a
+-- quarter of their rows (each reader then takes its pages apart in a helper
+-- thread); a join on the CPU keeps PostgreSQL's count. Plans without the
+-- node keep PostgreSQL's count. The answers are compared, as multisets, with
+-- PostgreSQL's own plans.
 --
 \i sql/parallel_node.psql
 \i sql/compare.psql
 SET max_parallel_workers_per_gather = 3;
-SHOW gpuhash.parallel_workers;
+-- the built-in default (installcheck runs the suite with 0, so that its
+-- other plans do not depend on the machine)
+SELECT boot_val FROM pg_settings WHERE name = 'gpuhash.parallel_workers';
+SET gpuhash.parallel_workers = 0;
 
 SELECT setseed(0.1234);
 -- one worker planned for each table, whatever its size
@@ -44,7 +51,7 @@ BEGIN
   RETURN 'workers planned: ' || w || CASE WHEN node THEN ', GpuHash node' ELSE ', no GpuHash node' END;
 END $$;
 
--- the default: PostgreSQL's count
+-- 0: PostgreSQL's count
 SELECT pg_temp.workers($$SELECT f.k, d.d FROM pw_fact f JOIN pw_dim d ON f.k = d.id$$);
 SELECT pg_temp.workers($$SELECT count(*), sum(f.v) FROM pw_fact f JOIN pw_dim d ON f.k = d.id$$);
 SELECT pg_temp.workers($$SELECT g, count(*), sum(amt), avg(amt) FROM pw_fact WHERE v < 500 GROUP BY g$$, false);
@@ -72,6 +79,33 @@ SELECT pg_temp.workers($$SELECT count(*), sum(f.v) FROM pw_fact f JOIN pw_dim d 
 SET gpuhash.parallel_workers = 2;
 SELECT pg_temp.workers($$SELECT count(*), sum(w.v) FROM pw_wide w JOIN pw_dim d ON w.k = d.id$$);
 SELECT pg_temp.workers($$SELECT count(*), sum(f.v) FROM pw_fact f JOIN pw_dim d ON f.k = d.id$$);
+
+-- -1: by the machine's processors, as many as max_parallel_workers_per_gather
+-- and max_parallel_workers allow; never fewer than PostgreSQL planned
+SET gpuhash.parallel_workers = -1;
+SET max_parallel_workers_per_gather = 64;
+SET max_parallel_workers = 64;
+CREATE FUNCTION pg_temp.cpus() RETURNS int LANGUAGE sql AS $$
+  SELECT sum(CASE WHEN r ~ '-' THEN split_part(r, '-', 2)::int - split_part(r, '-', 1)::int + 1 ELSE 1 END)::int
+  FROM regexp_split_to_table(btrim(pg_read_file('/sys/devices/system/cpu/online'), E' \n'), ',') r $$;
+-- a join on the CPU: PostgreSQL's count
+SELECT pg_temp.workers($$SELECT count(*), sum(f.v) FROM pw_fact f JOIN pw_dim d ON f.k = d.id$$);
+-- a scan's fold that keeps half its rows: a process a processor, the leader one of them
+SELECT pg_temp.workers($$SELECT g, count(*), sum(amt) FROM pw_fact WHERE v < 500 GROUP BY g$$, false)
+       = format('workers planned: %s, GpuHash node', greatest(1, pg_temp.cpus() - 1)) AS by_processors;
+-- one that keeps a tenth: a process for every two processors
+SELECT pg_temp.workers($$SELECT g, count(*), sum(amt) FROM pw_fact WHERE v < 100 GROUP BY g$$, false)
+       = format('workers planned: %s, GpuHash node', greatest(1, pg_temp.cpus() / 2 - 1)) AS by_readers;
+-- capped by max_parallel_workers
+SET max_parallel_workers = 2;
+SELECT pg_temp.workers($$SELECT g, count(*), sum(amt) FROM pw_fact WHERE v < 500 GROUP BY g$$, false)
+       = format('workers planned: %s, GpuHash node', greatest(1, least(2, pg_temp.cpus() - 1))) AS capped;
+SET max_parallel_workers = 64;
+SELECT pg_temp.same($$SELECT g, count(*), sum(amt), avg(amt) FROM pw_fact WHERE v < 500 GROUP BY g$$, false);
+SELECT pg_temp.same($$SELECT g, count(*), sum(amt), min(k) FROM pw_fact WHERE v < 100 GROUP BY g$$, false);
+SELECT pg_temp.same($$SELECT count(*), sum(f.v), sum(d.d) FROM pw_fact f JOIN pw_dim d ON f.k = d.id$$);
+RESET max_parallel_workers;
+SET max_parallel_workers_per_gather = 3;
 
 -- the answers, with three workers planned
 SET gpuhash.parallel_workers = 3;

@@ -96,8 +96,9 @@ SELECT count(*) AS gathered FROM (VALUES
   ('SELECT n, sum(qty), count(status) FROM sa GROUP BY n')
 ) AS c(q) WHERE (SELECT string_agg(l, E'\n') FROM pg_temp.plan(q) l) ~ 'Gather(.|\n)*GpuHashAggregate(.|\n)*Parallel Seq Scan';
 -- Each parallel worker took its leader's gpuhash.* settings when its node
--- started (settings.c): here gpuhash.device and gpuhash.batch_rows, the two
--- this session set (one line from each of the two workers).
+-- started (settings.c): here gpuhash.device and gpuhash.batch_rows, which
+-- this session set, and gpuhash.parallel_workers, which installcheck sets for
+-- the whole suite (Makefile): one line from each of the two workers.
 SET gpuhash.device = cpu;
 SET client_min_messages = debug1;
 SELECT sum(price * disc) FROM sa WHERE d >= date '1995-06-01' AND disc BETWEEN 0.02 AND 0.05;

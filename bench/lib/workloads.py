@@ -108,7 +108,9 @@ class Engine:
         self.prelude = prelude
 
     def resolved_settings(self, cores):
-        return {k: str(v).format(cores=cores) for k, v in self.settings.items()}
+        # {cores}: the machine's processors; {readers}: the workers that gpuhash.parallel_workers'
+        # default plans beside a participating leader where no reader takes a helper thread
+        return {k: str(v).format(cores=cores, readers=max(cores - 1, 1)) for k, v in self.settings.items()}
 
 
 ENGINES = [
@@ -140,6 +142,13 @@ ENGINES = [
            {"max_parallel_workers_per_gather": "{cores}", "max_parallel_workers": "{cores}",
             "gpuhash.device": "gpu", "gpuhash.enable_join": "on", "gpuhash.parallel_workers": "{cores}"},
            check="SELECT gpuhash_backend() = 'gpu'", prelude="LOAD 'gpuhash';\n"),
+    # planner_cpu with the workers that planner_gpu's plans take by gpuhash.parallel_workers'
+    # default where their reads keep most rows (a join on the CPU keeps PostgreSQL's count):
+    # the two devices on the same plans (NOTES 49)
+    Engine("planner_cpu_wide", "native",
+           {"max_parallel_workers_per_gather": "{cores}", "max_parallel_workers": "{cores}",
+            "gpuhash.device": "cpu", "gpuhash.enable_join": "on", "gpuhash.parallel_workers": "{readers}"},
+           check="SELECT gpuhash_backend() = 'cpu'", prelude="LOAD 'gpuhash';\n"),
     # planner_gpu with an earlier commit's library, gpuhash_prev.so (bench/host/prev-source and
     # tpch-piece build it): two commits on one machine.  No check: the check's function would load
     # the present library beside it.
@@ -150,9 +159,9 @@ ENGINES = [
 ]
 
 # engines run only when named with --engines (previous_gpu needs gpuhash_prev.so installed)
-NAMED_ONLY = {"previous_gpu", "planner_gpu_wait", "planner_gpu_wide"}
+NAMED_ONLY = {"previous_gpu", "planner_gpu_wait", "planner_gpu_wide", "planner_cpu_wide"}
 
 REFERENCE = "native_serial"
 
 # engines that read every row in one process: up to minutes per query at full scale
-FULL_SCALE_OPT_IN = {"native_serial", "gpuhash_cpu", "gpuhash_gpu", "planner_cpu"}
+FULL_SCALE_OPT_IN = {"native_serial", "gpuhash_cpu", "gpuhash_gpu", "planner_cpu", "planner_cpu_wide"}

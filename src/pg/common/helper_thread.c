@@ -12,6 +12,7 @@
 #include "gpuhash_pg.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include "storage/ipc.h"
 
@@ -108,4 +109,18 @@ gpuhash_helper_run_tasks(int ntasks, int nthreads, void (*fn) (void *arg, int ta
 	take_tasks(&ts);
 	for (int i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
+}
+
+int
+gpuhash_online_cpus(void)
+{
+	static int	ncpus = 0;
+
+	if (ncpus == 0)
+	{
+		long		n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		ncpus = n > 0 ? (int) n : 1;
+	}
+	return ncpus;
 }

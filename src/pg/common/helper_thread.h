@@ -27,6 +27,9 @@ typedef struct GpuhashExitStop
 extern void gpuhash_helper_stop_at_exit(GpuhashExitStop *e, void (*stop) (void *), void *arg);
 extern void gpuhash_helper_forget(GpuhashExitStop *e);
 
+/* The machine's online processors, looked up once. */
+extern int	gpuhash_online_cpus(void);
+
 #define GPUHASH_MAX_TASK_THREADS 8
 extern void gpuhash_helper_run_tasks(int ntasks, int nthreads, void (*fn) (void *arg, int task),
 									 void *arg);

@@ -40,7 +40,7 @@ double		gpuhash_device_setup_cost = 30000.0;
 double		gpuhash_join_build_row_cost = 0.01;
 double		gpuhash_join_probe_row_cost = 0.002;
 bool		gpuhash_parallel_worker_gpu = false;
-int			gpuhash_parallel_workers = 0;
+int			gpuhash_parallel_workers = -1;
 bool		gpuhash_direct_scan = true;
 bool		gpuhash_read_thread = true;
 bool		gpuhash_chain_batches = true;
@@ -154,10 +154,13 @@ static const Setting settings[] = {
 	 */
 	{"gpuhash.parallel_workers", SETTING_INT,
 		"Workers that a parallel plan with a GPU hash node asks for at least.",
-		"0 keeps the count PostgreSQL planned for the node's scans. A larger "
-		"count, capped by max_parallel_workers_per_gather, is taken where "
-		"PostgreSQL planned fewer. Reading is costed as for PostgreSQL's count.",
-		&gpuhash_parallel_workers, 0, 0, MAX_PARALLEL_WORKER_LIMIT, PGC_USERSET, 0, NULL},
+		"-1 sizes the plan by the machine's processors: one process each, or each "
+		"two where the node's reads keep few rows; a join on the CPU keeps "
+		"PostgreSQL's count. 0 keeps the count PostgreSQL planned for the node's "
+		"scans. A larger count is taken where PostgreSQL planned fewer. Either is "
+		"capped by max_parallel_workers_per_gather. Reading is costed as for "
+		"PostgreSQL's count.",
+		&gpuhash_parallel_workers, -1, -1, MAX_PARALLEL_WORKER_LIMIT, PGC_USERSET, 0, NULL},
 	{"gpuhash.parallel_worker_gpu", SETTING_BOOL,
 		"Lets parallel workers of a GPU hash join use the GPU themselves.",
 		"Off: the table is built on the GPU (by the leader when it takes "

@@ -30,6 +30,13 @@ extern bool gpuhash_late_filter;
 extern bool gpuhash_build_outer;
 
 /*
+ * The direct reader takes its pages apart in a helper thread where at most
+ * 1 row in this many of its first pages passed its filters (exec/read_ahead.c);
+ * the planner sizes parallel plans by the same share (plan/read_cost.c).
+ */
+#define GPUHASH_READ_THREAD_PASS_DIV 4
+
+/*
  * A semi join built from its outer side and probed with its inner one
  * (join_path.c): the node's outer plan is then the semi join's inner side,
  * and it emits the build rows that some probe row matched, each once.  A

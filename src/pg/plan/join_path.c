@@ -689,6 +689,7 @@ typedef struct InputCosts
 	Cost		row_cost;		/* outer_row_cost */
 	Cost		read_credit;	/* outer_read_credit */
 	bool		key_filter;		/* key_filter_fits */
+	double		match_share;	/* outer_match_share */
 	Selectivity hash_sel;		/* hash_selectivity, where reckoned already (a
 								 * right join's), else -1 */
 } InputCosts;
@@ -704,6 +705,7 @@ input_costs(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, const Has
 	in->hash_sel = GPUHASH_JOIN_IS_RIGHT(jointype) ?
 		hash_selectivity(root, keys, outer, inner) : -1.0;
 	share = outer_match_share(joinrel, jointype, outer, inner, in->hash_sel);
+	in->match_share = share;
 
 	in->setup = device_setup(dev, outer, inner);
 	in->row_cost = outer_row_cost(root, keys, outer);
@@ -809,6 +811,7 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 	List	   *inner_exprs = NIL;
 	List	   *late_clauses = NIL;
 	int			workers;
+	double		kept;
 	ListCell   *lc;
 
 	cp->path.pathtype = T_CustomScan;
@@ -871,8 +874,14 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 		cp->path.parallel_workers = inner->parallel_workers;
 		cp->path.rows = clamp_row_est(joinrel->rows / gpuhash_parallel_divisor(inner->parallel_workers));
 	}
-	/* likewise for gpuhash.parallel_workers */
-	workers = gpuhash_plan_workers(cp->path.parallel_workers);
+	/*
+	 * Likewise for gpuhash.parallel_workers, by the share of its rows that
+	 * the outer side's reader hands on (its key filter's too), or the inner
+	 * side's where that keeps fewer: each side is read by every participant.
+	 */
+	kept = gpuhash_scan_kept(root, outer) * (in->key_filter ? Min(in->match_share, 1.0) : 1.0);
+	kept = Min(kept, gpuhash_scan_kept(root, inner));
+	workers = gpuhash_plan_workers(cp->path.parallel_workers, kept, dev == GHT_CPU);
 	if (partial && workers > cp->path.parallel_workers)
 	{
 		cp->path.rows = clamp_row_est(cp->path.rows * gpuhash_parallel_divisor(cp->path.parallel_workers) /

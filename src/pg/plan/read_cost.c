@@ -20,6 +20,7 @@
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_attribute.h"
 #include "catalog/pg_class.h"
+#include "miscadmin.h"
 #include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
@@ -27,6 +28,7 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
+#include "helper_thread.h"
 #include "join_node.h"
 #include "read_cost.h"
 #include "scan_filter.h"
@@ -78,14 +80,57 @@ gpuhash_parallel_divisor(int workers)
 
 /*
  * The workers of a parallel path of ours whose inputs were planned for
- * planned workers: gpuhash.parallel_workers, where it asks for more.
+ * planned workers: gpuhash.parallel_workers, where it asks for more.  Its
+ * default, -1, sizes a plan on the GPU by the machine's processors, since
+ * the node's time is its participants' reading and more readers share it:
+ * a process each, or one for every two where kept, the share of rows its
+ * direct reads hand on, is small enough for each reader to take its pages
+ * apart in a helper thread (exec/read_ahead.c).  On the H200 host, W1-W8's
+ * plans ran 24-47 % faster with 16 workers than with PostgreSQL's 6, and
+ * TPC-H q06 40 % slower with 8 than 7, as the eighth cost every reader its
+ * thread (bench/NOTES.md section 49).  A join on the CPU (cpu_probes)
+ * keeps PostgreSQL's count: its participants probe on the processors too,
+ * some in helper threads of their own (exec/probe_overlap.c).
  */
 int
-gpuhash_plan_workers(int planned)
+gpuhash_plan_workers(int planned, double kept, bool cpu_probes)
 {
-	int			wanted = Min(gpuhash_parallel_workers, max_parallel_workers_per_gather);
+	int			wanted;
 
-	return planned > 0 ? Max(planned, wanted) : planned;
+	if (planned <= 0)
+		return planned;
+	if (gpuhash_parallel_workers >= 0)
+		wanted = gpuhash_parallel_workers;
+	else if (cpu_probes)
+		return planned;
+	else
+	{
+		int			per_reader = gpuhash_read_thread &&
+			kept * GPUHASH_READ_THREAD_PASS_DIV <= 1.0 ? 2 : 1;
+
+		wanted = Min(gpuhash_online_cpus() / per_reader - (parallel_leader_participation ? 1 : 0),
+					 max_parallel_workers);
+	}
+	return Max(planned, Min(wanted, max_parallel_workers_per_gather));
+}
+
+/*
+ * The share of p's table that its filter keeps, where p is a Seq Scan the
+ * node reads directly.  A node of ours below was sized by its own reads
+ * already, and gpuhash_plan_workers never plans fewer than it has: 0, so
+ * that its readers' threads are not crowded out from above.  Any other
+ * input no reader's thread takes apart: 1.
+ */
+double
+gpuhash_scan_kept(PlannerInfo *root, Path *p)
+{
+	RelOptInfo *rel = p->parent;
+
+	if (IsA(p, CustomPath))
+		return 0.0;
+	if (!gpuhash_direct_scan || !gpuhash_plain_heap_scan(root, p) || rel->tuples <= 0)
+		return 1.0;
+	return Min(1.0, rel->rows / rel->tuples);
 }
 
 /*
