@@ -5,9 +5,8 @@
 -- The default, -1, sizes a plan by the machine's online processors: a
 -- process each, or one for every two where the node's reads keep at most a
 -- quarter of their rows (each reader then takes its pages apart in a helper
--- thread); a join on the CPU keeps PostgreSQL's count. Plans without the
--- node keep PostgreSQL's count. The answers are compared, as multisets, with
--- PostgreSQL's own plans.
+-- thread). Plans without the node keep PostgreSQL's count. The answers are
+-- compared, as multisets, with PostgreSQL's own plans.
 --
 \i sql/parallel_node.psql
 \i sql/compare.psql
@@ -88,8 +87,12 @@ SET max_parallel_workers = 64;
 CREATE FUNCTION pg_temp.cpus() RETURNS int LANGUAGE sql AS $$
   SELECT sum(CASE WHEN r ~ '-' THEN split_part(r, '-', 2)::int - split_part(r, '-', 1)::int + 1 ELSE 1 END)::int
   FROM regexp_split_to_table(btrim(pg_read_file('/sys/devices/system/cpu/online'), E' \n'), ',') r $$;
--- a join on the CPU: PostgreSQL's count
-SELECT pg_temp.workers($$SELECT count(*), sum(f.v) FROM pw_fact f JOIN pw_dim d ON f.k = d.id$$);
+-- a join that keeps most of its outer rows, and its fold: a process a
+-- processor, the leader one of them
+SELECT pg_temp.workers($$SELECT f.k, d.d FROM pw_fact f JOIN pw_dim d ON f.k = d.id$$)
+       = format('workers planned: %s, GpuHash node', greatest(1, pg_temp.cpus() - 1)) AS join_by_processors;
+SELECT pg_temp.workers($$SELECT d.d, count(*), sum(f.v) FROM pw_fact f JOIN pw_dim d ON f.k = d.id GROUP BY d.d$$)
+       = format('workers planned: %s, GpuHash node', greatest(1, pg_temp.cpus() - 1)) AS fold_by_processors;
 -- a scan's fold that keeps half its rows: a process a processor, the leader one of them
 SELECT pg_temp.workers($$SELECT g, count(*), sum(amt) FROM pw_fact WHERE v < 500 GROUP BY g$$, false)
        = format('workers planned: %s, GpuHash node', greatest(1, pg_temp.cpus() - 1)) AS by_processors;

@@ -155,11 +155,10 @@ static const Setting settings[] = {
 	{"gpuhash.parallel_workers", SETTING_INT,
 		"Workers that a parallel plan with a GPU hash node asks for at least.",
 		"-1 sizes the plan by the machine's processors: one process each, or each "
-		"two where the node's reads keep few rows; a join on the CPU keeps "
-		"PostgreSQL's count. 0 keeps the count PostgreSQL planned for the node's "
-		"scans. A larger count is taken where PostgreSQL planned fewer. Either is "
-		"capped by max_parallel_workers_per_gather. Reading is costed as for "
-		"PostgreSQL's count.",
+		"two where the node's reads keep few rows. 0 keeps the count PostgreSQL "
+		"planned for the node's scans. A larger count is taken where PostgreSQL "
+		"planned fewer. Either is capped by max_parallel_workers_per_gather. "
+		"Reading is costed as for PostgreSQL's count.",
 		&gpuhash_parallel_workers, -1, -1, MAX_PARALLEL_WORKER_LIMIT, PGC_USERSET, 0, NULL},
 	{"gpuhash.parallel_worker_gpu", SETTING_BOOL,
 		"Lets parallel workers of a GPU hash join use the GPU themselves.",

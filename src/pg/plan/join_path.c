@@ -881,7 +881,7 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 	 */
 	kept = gpuhash_scan_kept(root, outer) * (in->key_filter ? Min(in->match_share, 1.0) : 1.0);
 	kept = Min(kept, gpuhash_scan_kept(root, inner));
-	workers = gpuhash_plan_workers(cp->path.parallel_workers, kept, dev == GHT_CPU);
+	workers = gpuhash_plan_workers(cp->path.parallel_workers, kept);
 	if (partial && workers > cp->path.parallel_workers)
 	{
 		cp->path.rows = clamp_row_est(cp->path.rows * gpuhash_parallel_divisor(cp->path.parallel_workers) /

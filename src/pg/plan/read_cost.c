@@ -81,19 +81,17 @@ gpuhash_parallel_divisor(int workers)
 /*
  * The workers of a parallel path of ours whose inputs were planned for
  * planned workers: gpuhash.parallel_workers, where it asks for more.  Its
- * default, -1, sizes a plan on the GPU by the machine's processors, since
- * the node's time is its participants' reading and more readers share it:
- * a process each, or one for every two where kept, the share of rows its
- * direct reads hand on, is small enough for each reader to take its pages
- * apart in a helper thread (exec/read_ahead.c).  On the H200 host, W1-W8's
- * plans ran 24-47 % faster with 16 workers than with PostgreSQL's 6, and
- * TPC-H q06 40 % slower with 8 than 7, as the eighth cost every reader its
- * thread (bench/NOTES.md section 49).  A join on the CPU (cpu_probes)
- * keeps PostgreSQL's count: its participants probe on the processors too,
- * some in helper threads of their own (exec/probe_overlap.c).
+ * default, -1, sizes the plan by the machine's processors, since the node's
+ * time is its participants' reading and more readers share it: a process
+ * each, or one for every two where kept, the share of rows its direct reads
+ * hand on, is small enough for each reader to take its pages apart in a
+ * helper thread (exec/read_ahead.c).  On the H200 host, W1-W8's plans ran
+ * 24-47 % faster with 15-16 workers than with PostgreSQL's 6, on the GPU
+ * and on the CPU alike, and TPC-H q06 40 % slower with 8 than 7, as the
+ * eighth cost every reader its thread (bench/NOTES.md section 49).
  */
 int
-gpuhash_plan_workers(int planned, double kept, bool cpu_probes)
+gpuhash_plan_workers(int planned, double kept)
 {
 	int			wanted;
 
@@ -101,8 +99,6 @@ gpuhash_plan_workers(int planned, double kept, bool cpu_probes)
 		return planned;
 	if (gpuhash_parallel_workers >= 0)
 		wanted = gpuhash_parallel_workers;
-	else if (cpu_probes)
-		return planned;
 	else
 	{
 		int			per_reader = gpuhash_read_thread &&

@@ -10,7 +10,7 @@
 #pragma GCC visibility push(hidden)
 
 extern double gpuhash_parallel_divisor(int workers);
-extern int	gpuhash_plan_workers(int planned, double kept, bool cpu_probes);
+extern int	gpuhash_plan_workers(int planned, double kept);
 extern double gpuhash_scan_kept(PlannerInfo *root, Path *p);
 extern bool gpuhash_plain_heap_scan(PlannerInfo *root, Path *p);
 extern bool gpuhash_key_leads_row(PlannerInfo *root, Path *p, List *key_vars);
