@@ -84,6 +84,14 @@ SELECT pg_temp.workers($$SELECT count(*), sum(f.v) FROM pw_fact f JOIN pw_dim d 
 SET gpuhash.parallel_workers = -1;
 SET max_parallel_workers_per_gather = 64;
 SET max_parallel_workers = 64;
+-- not where a table's parallel_workers option set the count: that is the user's
+SELECT pg_temp.workers($$SELECT f.k, d.d FROM pw_fact f JOIN pw_dim d ON f.k = d.id$$);
+SELECT pg_temp.workers($$SELECT g, count(*), sum(amt) FROM pw_fact WHERE v < 500 GROUP BY g$$, false);
+-- without the options, and with one worker planned for pw_fact by its size
+ALTER TABLE pw_fact RESET (parallel_workers);
+ALTER TABLE pw_dim RESET (parallel_workers);
+SET min_parallel_table_scan_size = '8MB';
+SELECT pg_class.relpages BETWEEN 1024 AND 3071 AS one_worker_by_size FROM pg_class WHERE relname = 'pw_fact';
 CREATE FUNCTION pg_temp.cpus() RETURNS int LANGUAGE sql AS $$
   SELECT sum(CASE WHEN r ~ '-' THEN split_part(r, '-', 2)::int - split_part(r, '-', 1)::int + 1 ELSE 1 END)::int
   FROM regexp_split_to_table(btrim(pg_read_file('/sys/devices/system/cpu/online'), E' \n'), ',') r $$;
@@ -109,6 +117,9 @@ SELECT pg_temp.same($$SELECT g, count(*), sum(amt), min(k) FROM pw_fact WHERE v 
 SELECT pg_temp.same($$SELECT count(*), sum(f.v), sum(d.d) FROM pw_fact f JOIN pw_dim d ON f.k = d.id$$);
 RESET max_parallel_workers;
 SET max_parallel_workers_per_gather = 3;
+SET min_parallel_table_scan_size = 0;
+ALTER TABLE pw_fact SET (parallel_workers = 1);
+ALTER TABLE pw_dim SET (parallel_workers = 1);
 
 -- the answers, with three workers planned
 SET gpuhash.parallel_workers = 3;

@@ -155,7 +155,8 @@ static const Setting settings[] = {
 	{"gpuhash.parallel_workers", SETTING_INT,
 		"Workers that a parallel plan with a GPU hash node asks for at least.",
 		"-1 sizes the plan by the machine's processors: one process each, or each "
-		"two where the node's reads keep few rows. 0 keeps the count PostgreSQL "
+		"two where the node's reads keep few rows, unless a table's parallel_workers "
+		"option set the count. 0 keeps the count PostgreSQL "
 		"planned for the node's scans. A larger count is taken where PostgreSQL "
 		"planned fewer. Either is capped by max_parallel_workers_per_gather. "
 		"Reading is costed as for PostgreSQL's count.",

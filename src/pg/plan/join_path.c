@@ -877,11 +877,13 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 	/*
 	 * Likewise for gpuhash.parallel_workers, by the share of its rows that
 	 * the outer side's reader hands on (its key filter's too), or the inner
-	 * side's where that keeps fewer: each side is read by every participant.
+	 * side's where that keeps fewer: each side is read by every participant;
+	 * and not where a table's own option set either side's count.
 	 */
 	kept = gpuhash_scan_kept(root, outer) * (in->key_filter ? Min(in->match_share, 1.0) : 1.0);
 	kept = Min(kept, gpuhash_scan_kept(root, inner));
-	workers = gpuhash_plan_workers(cp->path.parallel_workers, kept);
+	workers = gpuhash_plan_workers(cp->path.parallel_workers, kept,
+								   gpuhash_workers_fixed(outer) || gpuhash_workers_fixed(inner));
 	if (partial && workers > cp->path.parallel_workers)
 	{
 		cp->path.rows = clamp_row_est(cp->path.rows * gpuhash_parallel_divisor(cp->path.parallel_workers) /

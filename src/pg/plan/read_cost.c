@@ -88,10 +88,12 @@ gpuhash_parallel_divisor(int workers)
  * helper thread (exec/read_ahead.c).  On the H200 host, W1-W8's plans ran
  * 24-47 % faster with 15-16 workers than with PostgreSQL's 6, on the GPU
  * and on the CPU alike, and TPC-H q06 40 % slower with 8 than 7, as the
- * eighth cost every reader its thread (bench/NOTES.md section 49).
+ * eighth cost every reader its thread (bench/NOTES.md section 49).  A
+ * count that a table's parallel_workers option fixed (fixed) is the
+ * user's, and the default leaves it alone.
  */
 int
-gpuhash_plan_workers(int planned, double kept)
+gpuhash_plan_workers(int planned, double kept, bool fixed)
 {
 	int			wanted;
 
@@ -99,6 +101,8 @@ gpuhash_plan_workers(int planned, double kept)
 		return planned;
 	if (gpuhash_parallel_workers >= 0)
 		wanted = gpuhash_parallel_workers;
+	else if (fixed)
+		return planned;
 	else
 	{
 		int			per_reader = gpuhash_read_thread &&
@@ -108,6 +112,13 @@ gpuhash_plan_workers(int planned, double kept)
 					 max_parallel_workers);
 	}
 	return Max(planned, Min(wanted, max_parallel_workers_per_gather));
+}
+
+/* Was p planned for the workers that its table's parallel_workers option names? */
+bool
+gpuhash_workers_fixed(Path *p)
+{
+	return p->parent->reloptkind == RELOPT_BASEREL && p->parent->rel_parallel_workers >= 0;
 }
 
 /*

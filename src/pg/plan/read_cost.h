@@ -10,7 +10,8 @@
 #pragma GCC visibility push(hidden)
 
 extern double gpuhash_parallel_divisor(int workers);
-extern int	gpuhash_plan_workers(int planned, double kept);
+extern int	gpuhash_plan_workers(int planned, double kept, bool fixed);
+extern bool gpuhash_workers_fixed(Path *p);
 extern double gpuhash_scan_kept(PlannerInfo *root, Path *p);
 extern bool gpuhash_plain_heap_scan(PlannerInfo *root, Path *p);
 extern bool gpuhash_key_leads_row(PlannerInfo *root, Path *p, List *key_vars);
