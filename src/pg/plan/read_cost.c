@@ -12,6 +12,10 @@
  * with PostgreSQL's joins off so that the node read those scans: q14 2.35x
  * and q12 1.97x of PostgreSQL's plan, both of whose time goes to reading
  * lineitem through a filter.
+ *
+ * The readers also set how many workers a parallel plan of ours takes
+ * (gpuhash_plan_workers): as many as share the machine's processors with
+ * the helper threads the readers will start.
  */
 #include "gpuhash_pg.h"
 
@@ -85,10 +89,11 @@ gpuhash_parallel_divisor(int workers)
  * time is its participants' reading and more readers share it: a process
  * each, or one for every two where kept, the share of rows its direct reads
  * hand on, is small enough for each reader to take its pages apart in a
- * helper thread (exec/read_ahead.c).  On the H200 host, W1-W8's plans ran
- * 24-47 % faster with 15-16 workers than with PostgreSQL's 6, on the GPU
- * and on the CPU alike, and TPC-H q06 40 % slower with 8 than 7, as the
- * eighth cost every reader its thread (bench/NOTES.md section 49).  A
+ * helper thread (exec/read_ahead.c).  On the H200 host, W1-W3, W5, W7 and
+ * W8 ran 24-47 % faster on the GPU with 16 workers than with PostgreSQL's
+ * 6 (the CPU twin gained on five of them too), and TPC-H q06 40 % slower
+ * with 8 than 7, as the eighth cost every reader its thread
+ * (bench/NOTES.md section 49).  A
  * count that a table's parallel_workers option fixed (fixed) is the
  * user's, and the default leaves it alone.
  */

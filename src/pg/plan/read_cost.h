@@ -1,6 +1,7 @@
 /*
  * read_cost.h - what reading a join's input directly (exec/heap_reader.c)
- * saves against PostgreSQL's Seq Scan, for the join's costs (join_path.c).
+ * saves against PostgreSQL's Seq Scan, for the join's costs (join_path.c),
+ * and the workers that such reads are planned for.
  */
 #ifndef GPUHASH_READ_COST_H
 #define GPUHASH_READ_COST_H
