@@ -4,9 +4,10 @@
 -- PostgreSQL planned fewer for the node's scans; 0 keeps PostgreSQL's count.
 -- The default, -1, sizes a plan by the machine's online processors: a
 -- process each, or one for every two where the node's reads keep at most a
--- quarter of their rows (each reader then takes its pages apart in a helper
--- thread). Plans without the node keep PostgreSQL's count. The answers are
--- compared, as multisets, with PostgreSQL's own plans.
+-- quarter of their rows and take their pages apart (each reader then does so
+-- in a helper thread; a table of fixed-width columns is read in place).
+-- Plans without the node keep PostgreSQL's count. The answers are compared,
+-- as multisets, with PostgreSQL's own plans.
 --
 \i sql/parallel_node.psql
 \i sql/compare.psql
@@ -107,6 +108,15 @@ SELECT pg_temp.workers($$SELECT g, count(*), sum(amt) FROM pw_fact WHERE v < 500
 -- one that keeps a tenth: a process for every two processors
 SELECT pg_temp.workers($$SELECT g, count(*), sum(amt) FROM pw_fact WHERE v < 100 GROUP BY g$$, false)
        = format('workers planned: %s, GpuHash node', greatest(1, pg_temp.cpus() / 2 - 1)) AS by_readers;
+-- a table of fixed-width columns is read in place, without a helper thread:
+-- a process a processor, however few rows the filter keeps
+CREATE TABLE pw_ints (a int, b int, g int);
+INSERT INTO pw_ints SELECT g, g % 1000, g % 7 FROM generate_series(1, 250000) g;
+ANALYZE pw_ints;
+SELECT pg_class.relpages BETWEEN 1024 AND 3071 AS one_worker_by_size FROM pg_class WHERE relname = 'pw_ints';
+SELECT pg_temp.workers($$SELECT g, count(*), sum(a::numeric) FROM pw_ints WHERE b < 100 GROUP BY g$$, false)
+       = format('workers planned: %s, GpuHash node', greatest(1, pg_temp.cpus() - 1)) AS in_place_by_processors;
+SELECT pg_temp.same($$SELECT g, count(*), sum(a::numeric), min(b) FROM pw_ints WHERE b < 100 GROUP BY g$$, false);
 -- capped by max_parallel_workers
 SET max_parallel_workers = 2;
 SELECT pg_temp.workers($$SELECT g, count(*), sum(amt) FROM pw_fact WHERE v < 500 GROUP BY g$$, false)
@@ -142,4 +152,4 @@ SELECT count(*) AS groups FROM pw_on;
 RESET gpuhash.enable_scan_aggregate;
 
 RESET gpuhash.parallel_workers;
-DROP TABLE pw_fact, pw_dim, pw_wide, pw_on;
+DROP TABLE pw_fact, pw_dim, pw_wide, pw_on, pw_ints;

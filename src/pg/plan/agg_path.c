@@ -221,7 +221,7 @@ new_agg_path(PlannerInfo *root, RelOptInfo *upper, Path *input, PathTarget *targ
 		is_parallel_safe(root, (Node *) shape->having);
 	/* a join's path has them already (make_path); a scan's has PostgreSQL's count */
 	cp->path.parallel_workers = IsA(input, CustomPath) ? input->parallel_workers :
-		gpuhash_plan_workers(input->parallel_workers, gpuhash_scan_kept(root, input),
+		gpuhash_plan_workers(input->parallel_workers, gpuhash_read_kept(root, input, 1.0),
 							 gpuhash_workers_fixed(input));
 	cp->path.rows = groups;
 	cp->path.total_cost = input_cost + input->rows * per_row * cpu_operator_cost +

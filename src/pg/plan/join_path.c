@@ -880,8 +880,8 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 	 * side's where that keeps fewer: each side is read by every participant;
 	 * and not where a table's own option set either side's count.
 	 */
-	kept = gpuhash_scan_kept(root, outer) * (in->key_filter ? Min(in->match_share, 1.0) : 1.0);
-	kept = Min(kept, gpuhash_scan_kept(root, inner));
+	kept = Min(gpuhash_read_kept(root, outer, in->key_filter ? in->match_share : 1.0),
+			   gpuhash_read_kept(root, inner, 1.0));
 	workers = gpuhash_plan_workers(cp->path.parallel_workers, kept,
 								   gpuhash_workers_fixed(outer) || gpuhash_workers_fixed(inner));
 	if (partial && workers > cp->path.parallel_workers)

@@ -47,9 +47,12 @@ typedef struct CompiledRel
 	RelOptInfo *rel;
 	bool		compiles;		/* every qual compiles */
 	bool		subplan;		/* a qual has a subplan */
+	bool		threadless;		/* its reader takes no helper thread */
 } CompiledRel;
 
 static List *compiled_rels = NIL;
+
+static const CompiledRel *filter_of(PlannerInfo *root, RelOptInfo *rel);
 
 List *
 gpuhash_read_cost_begin(void)
@@ -127,22 +130,28 @@ gpuhash_workers_fixed(Path *p)
 }
 
 /*
- * The share of p's table that its filter keeps, where p is a Seq Scan the
- * node reads directly.  A node of ours below was sized by its own reads
- * already, and gpuhash_plan_workers never plans fewer than it has: 0, so
- * that its readers' threads are not crowded out from above.  Any other
- * input no reader's thread takes apart: 1.
+ * The share of p's table that its reader hands on: what its filter keeps,
+ * times key_share, what a key filter tested on the rows keeps (1 without
+ * one), where p is a Seq Scan the node reads directly and takes apart.  A
+ * node of ours below was sized by its own reads already, and
+ * gpuhash_plan_workers never plans fewer than it has: 0, so that its
+ * readers' threads are not crowded out from above.  An input that no
+ * reader's thread takes apart (read in place, filtered by a qual the
+ * executor evaluates, or not read directly): 1.  W2 and W3, read in place,
+ * had been planned 7 workers for threads they never took, and ran slower
+ * than with 16 (bench/NOTES.md section 49).
  */
 double
-gpuhash_scan_kept(PlannerInfo *root, Path *p)
+gpuhash_read_kept(PlannerInfo *root, Path *p, double key_share)
 {
 	RelOptInfo *rel = p->parent;
 
 	if (IsA(p, CustomPath))
 		return 0.0;
-	if (!gpuhash_direct_scan || !gpuhash_plain_heap_scan(root, p) || rel->tuples <= 0)
+	if (!gpuhash_direct_scan || !gpuhash_plain_heap_scan(root, p) || rel->tuples <= 0 ||
+		filter_of(root, rel)->threadless)
 		return 1.0;
-	return Min(1.0, rel->rows / rel->tuples);
+	return Min(1.0, rel->rows / rel->tuples) * Min(key_share, 1.0);
 }
 
 /*
@@ -221,6 +230,25 @@ gpuhash_key_leads_row(PlannerInfo *root, Path *p, List *key_vars)
 	return fixed;
 }
 
+/*
+ * Is every column of desc of fixed length and passed by value?  Then the
+ * direct reader, given a filter it compiles whole, reads its rows in place
+ * whichever columns it wants, and starts no helper thread
+ * (exec/heap_reader.c, exec/read_ahead.c).
+ */
+static bool
+reads_in_place(TupleDesc desc)
+{
+	for (int a = 0; a < desc->natts; a++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, a);
+
+		if (att->attlen <= 0 || !att->attbyval)
+			return false;
+	}
+	return true;
+}
+
 /* What this planning knows of rel's filter (scan_filter.c), found on first asking. */
 static const CompiledRel *
 filter_of(PlannerInfo *root, RelOptInfo *rel)
@@ -255,6 +283,8 @@ filter_of(PlannerInfo *root, RelOptInfo *rel)
 	r = planned_relation(root, rel);
 	c->compiles = gpuhash_scan_filter_compile(quals, RelationGetDescr(r), &rest) != NULL &&
 		rest == NIL;
+	/* a qual left to the executor keeps the reader's rows in the backend too */
+	c->threadless = rest != NIL || reads_in_place(RelationGetDescr(r));
 	table_close(r, NoLock);
 	compiled_rels = lappend(compiled_rels, c);
 	MemoryContextSwitchTo(old);

@@ -13,7 +13,7 @@
 extern double gpuhash_parallel_divisor(int workers);
 extern int	gpuhash_plan_workers(int planned, double kept, bool fixed);
 extern bool gpuhash_workers_fixed(Path *p);
-extern double gpuhash_scan_kept(PlannerInfo *root, Path *p);
+extern double gpuhash_read_kept(PlannerInfo *root, Path *p, double key_share);
 extern bool gpuhash_plain_heap_scan(PlannerInfo *root, Path *p);
 extern bool gpuhash_key_leads_row(PlannerInfo *root, Path *p, List *key_vars);
 extern Cost gpuhash_read_credit(PlannerInfo *root, Path *p, double miss_early);
