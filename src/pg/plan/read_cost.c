@@ -96,9 +96,8 @@ gpuhash_parallel_divisor(int workers)
  * W8 ran 24-47 % faster on the GPU with 16 workers than with PostgreSQL's
  * 6 (the CPU twin gained on five of them too), and TPC-H q06 40 % slower
  * with 8 than 7, as the eighth cost every reader its thread
- * (bench/NOTES.md section 49).  A
- * count that a table's parallel_workers option fixed (fixed) is the
- * user's, and the default leaves it alone.
+ * (bench/NOTES.md section 49).  A count that a table's parallel_workers
+ * option fixed (fixed) is the user's, and the default leaves it alone.
  */
 int
 gpuhash_plan_workers(int planned, double kept, bool fixed)
