@@ -142,9 +142,9 @@ ENGINES = [
            {"max_parallel_workers_per_gather": "{cores}", "max_parallel_workers": "{cores}",
             "gpuhash.device": "gpu", "gpuhash.enable_join": "on", "gpuhash.parallel_workers": "{cores}"},
            check="SELECT gpuhash_backend() = 'gpu'", prelude="LOAD 'gpuhash';\n"),
-    # planner_cpu with the workers that planner_gpu's plans take by gpuhash.parallel_workers'
-    # default where their reads keep most rows (a join on the CPU keeps PostgreSQL's count):
-    # the two devices on the same plans (NOTES 49)
+    # planner_cpu with as many workers as gpuhash.parallel_workers' default plans where no
+    # reader takes a helper thread, whatever the reads keep: run 211 timed the CPU twin so
+    # beside planner_gpu under 47138d1's default (NOTES 49)
     Engine("planner_cpu_wide", "native",
            {"max_parallel_workers_per_gather": "{cores}", "max_parallel_workers": "{cores}",
             "gpuhash.device": "cpu", "gpuhash.enable_join": "on", "gpuhash.parallel_workers": "{readers}"},

@@ -219,8 +219,12 @@ new_agg_path(PlannerInfo *root, RelOptInfo *upper, Path *input, PathTarget *targ
 	cp->path.parallel_safe = input->parallel_safe &&
 		is_parallel_safe(root, (Node *) target->exprs) &&
 		is_parallel_safe(root, (Node *) shape->having);
-	/* a join's path has them already (make_path); a scan's has PostgreSQL's count */
-	cp->path.parallel_workers = IsA(input, CustomPath) ? input->parallel_workers :
+	/*
+	 * A join's path has them already (make_path); a scan's has PostgreSQL's
+	 * count, none where serial.
+	 */
+	cp->path.parallel_workers = IsA(input, CustomPath) || input->parallel_workers <= 0 ?
+		input->parallel_workers :
 		gpuhash_plan_workers(input->parallel_workers, gpuhash_read_kept(root, input, 1.0),
 							 gpuhash_workers_fixed(input));
 	cp->path.rows = groups;

@@ -878,17 +878,21 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 	 * Likewise for gpuhash.parallel_workers, by the share of its rows that
 	 * the outer side's reader hands on (its key filter's too), or the inner
 	 * side's where that keeps fewer: each side is read by every participant;
-	 * and not where a table's own option set either side's count.
+	 * and not where a table's own option set either side's count.  A serial
+	 * path has no workers to size, and its inputs are not looked at.
 	 */
-	kept = Min(gpuhash_read_kept(root, outer, in->key_filter ? in->match_share : 1.0),
-			   gpuhash_read_kept(root, inner, 1.0));
-	workers = gpuhash_plan_workers(cp->path.parallel_workers, kept,
-								   gpuhash_workers_fixed(outer) || gpuhash_workers_fixed(inner));
-	if (partial && workers > cp->path.parallel_workers)
+	if (partial)
 	{
-		cp->path.rows = clamp_row_est(cp->path.rows * gpuhash_parallel_divisor(cp->path.parallel_workers) /
-									  gpuhash_parallel_divisor(workers));
-		cp->path.parallel_workers = workers;
+		kept = Min(gpuhash_read_kept(root, outer, in->key_filter ? in->match_share : 1.0),
+				   gpuhash_read_kept(root, inner, 1.0));
+		workers = gpuhash_plan_workers(cp->path.parallel_workers, kept,
+									   gpuhash_workers_fixed(outer) || gpuhash_workers_fixed(inner));
+		if (workers > cp->path.parallel_workers)
+		{
+			cp->path.rows = clamp_row_est(cp->path.rows * gpuhash_parallel_divisor(cp->path.parallel_workers) /
+										  gpuhash_parallel_divisor(workers));
+			cp->path.parallel_workers = workers;
+		}
 	}
 
 	for (int i = 0; i < keys->n; i++)
