@@ -72,8 +72,9 @@ RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
 SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2;
 SELECT * FROM pg_temp.plan('SELECT extract(year FROM yd.since), sum(yf.amt) FROM yf JOIN yd ON yf.k = yd.k GROUP BY 1');
--- the first query's groups are nearly its rows, so partial states save less
--- than the 5 % a year's fold must (agg_path.c): it stays PostgreSQL's
+-- the first query's groups are nearly its rows, so partial states save
+-- little: 3.4 % by the costs, just past the 3 % a year's fold must save
+-- (agg_path.c), so it is folded (under the 5 % asked before, it was not)
 SELECT q, pg_temp.same_folded(q) FROM (VALUES
   ('SELECT extract(year FROM yf.d), count(*), sum(yf.amt), avg(yf.q) FROM yf JOIN yd ON yf.k = yd.k GROUP BY 1'),
   ('SELECT extract(year FROM yd.since), yd.name, count(*), sum(yf.amt) FROM yf JOIN yd ON yf.k = yd.k GROUP BY 1, 2'),

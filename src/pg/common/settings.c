@@ -266,7 +266,7 @@ static const Setting settings[] = {
 		&gpuhash_group_combine_min_groups, 10000, 0, INT_MAX, PGC_USERSET, 0, NULL},
 	{"gpuhash.fold_year_keys", SETTING_BOOL,
 		"Lets GpuHashAggregate group by EXTRACT(YEAR FROM a date column).",
-		"A join's fold grouped by a year is taken only where it costs 5 % less "
+		"A join's fold grouped by a year is taken only where it costs 3 % less "
 		"than the best plan without it.",
 		&gpuhash_fold_year_keys, 1, 0, 0, PGC_USERSET, 0, NULL},
 };
