@@ -3,7 +3,7 @@
  * aggregates, and with ANALYZE what writing its groups out and combining
  * them again cost, for each participant where they combined them.
  *
- * GpuHashJoin's EXPLAIN (join_exec.c) calls this through the state's
+ * GpuHashJoin's EXPLAIN (join_explain.c) calls this through the state's
  * explain_more, so the node's lines come among the join's.
  */
 #include "gpuhash_pg.h"

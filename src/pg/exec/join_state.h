@@ -1,7 +1,7 @@
 /*
  * join_state.h - the executor state of a GpuHashJoin, shared by
- * join_exec.c (one process) and join_parallel.c (one build shared by the
- * participants of a parallel query).
+ * join_exec.c (one process), join_parallel.c (one build shared by the
+ * participants of a parallel query) and join_explain.c (EXPLAIN).
  */
 #ifndef GPUHASH_JOIN_STATE_H
 #define GPUHASH_JOIN_STATE_H
@@ -320,6 +320,9 @@ gpuhash_join_scan_columns(const GpuJoinState *gj)
 }
 
 /* join_exec.c */
+extern List *gpuhash_join_quals(CustomScan *cscan, GpuJoinState *gj);
+extern List *gpuhash_join_memo_exprs(CustomScan *cscan, GpuJoinState *gj);
+extern List *gpuhash_join_row_quals(CustomScan *cscan, GpuJoinState *gj);
 extern void gpuhash_join_ensure_built(GpuJoinState *gj);
 extern void gpuhash_join_load_batch(GpuJoinState *gj);
 extern void gpuhash_join_start_batch(GpuJoinState *gj);
@@ -350,6 +353,8 @@ extern void gpuhash_join_begin(CustomScanState *node, EState *estate, int eflags
 extern void gpuhash_join_begin_scan(CustomScanState *node, EState *estate, int eflags);
 extern void gpuhash_join_end(CustomScanState *node);
 extern void gpuhash_join_rescan(CustomScanState *node);
+
+/* join_explain.c */
 extern void gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es);
 
 /* join_parallel.c */
