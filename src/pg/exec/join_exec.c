@@ -17,6 +17,7 @@
 #include "utils/memutils.h"
 
 #include "ght_keyfilter.h"
+#include "join_chain.h"
 #include "join_state.h"
 #include "pair_memo_exec.h"
 
@@ -51,9 +52,6 @@ recent_key(RecentKeys *rk, int64 key)
 	rk->key[slot] = key;
 	return false;
 }
-
-/* pairs between prefetching a build row and using it */
-#define PAIR_PREFETCH_AHEAD 8
 
 static TupleTableSlot *exec_gpu_join(CustomScanState *node);
 static void build(GpuJoinState *gj);
@@ -119,6 +117,14 @@ gpuhash_join_create_state(CustomScan *cscan)
 	return (Node *) gj;
 }
 
+/* Is ps a GpuHashJoin's own node (not GpuHashAggregate's)? */
+bool
+gpuhash_join_is_plain_join(const PlanState *ps)
+{
+	return IsA(ps, CustomScanState) &&
+		((const CustomScanState *) ps)->methods == &gpu_join_exec_methods;
+}
+
 /* Can the inner columns be kept in the table (join_state.h)? */
 static void
 set_inline_ok(GpuJoinState *gj, TupleDesc desc)
@@ -140,45 +146,6 @@ set_inline_ok(GpuJoinState *gj, TupleDesc desc)
 		else
 			gj->inner_val = c;
 	}
-}
-
-/*
- * Can the outer side be read as the pairs of the GpuHashJoin below?  Only
- * a plain inner join whose pairs all come out (no other join clauses, no
- * filter), and whose output columns are its scan tuple's, unprojected: then
- * a pair's columns are copied straight from the child's batch and build
- * rows into this node's batch, and no tuple is formed between the two.
- */
-static void
-link_outer_child(GpuJoinState *gj, PlanState *outer)
-{
-	GpuJoinState *child;
-	List	   *tlist = outer->plan->targetlist;
-	ListCell   *lc;
-	int			c = 0;
-
-	if (!IsA(outer, CustomScanState) ||
-		((CustomScanState *) outer)->methods != &gpu_join_exec_methods)
-		return;
-	child = (GpuJoinState *) outer;
-	if (child->jointype != JOIN_INNER || child->join_qual != NULL ||
-		child->css.ss.ps.qual != NULL || list_length(tlist) != gj->n_outer)
-		return;
-	gj->child_col = palloc(Max(gj->n_outer, 1) * sizeof(int));
-	foreach(lc, tlist)
-	{
-		Var		   *v = (Var *) lfirst_node(TargetEntry, lc)->expr;
-
-		if (!IsA(v, Var) || v->varno != INDEX_VAR || v->varattno < 1 ||
-			v->varattno > child->n_outer + child->n_inner)
-		{
-			pfree(gj->child_col);
-			gj->child_col = NULL;
-			return;
-		}
-		gj->child_col[c++] = v->varattno - 1;
-	}
-	gj->outer_child = child;
 }
 
 /* The join clauses other than the hash clause (join_node.h). */
@@ -225,7 +192,7 @@ gpuhash_join_begin(CustomScanState *node, EState *estate, int eflags)
 	gj->outer_reader = gpuhash_heap_reader_create(outer);
 	gj->inner_reader = gpuhash_heap_reader_create(inner);
 	if (gpuhash_chain_batches)
-		link_outer_child(gj, outer);
+		gpuhash_join_link_child(gj, outer);
 	gj->row_values = palloc(Max(Max(gj->n_outer, gj->n_inner), 1) * sizeof(Datum));
 	gj->row_isnull = palloc(Max(Max(gj->n_outer, gj->n_inner), 1) * sizeof(bool));
 
@@ -431,149 +398,6 @@ gpuhash_join_ctx(GpuJoinState *gj)
 }
 
 /*
- * Have the GpuHashJoin below make its next pairs, until it has some to hand
- * over; false at its end.  The child runs as it would under ExecProcNode
- * (its batches, probes and shared build), but hands over its pairs to this
- * node.
- */
-static bool
-child_has_pairs(GpuJoinState *gj)
-{
-	GpuJoinState *child = gj->outer_child;
-
-	for (;;)
-	{
-		if (child->emit == EMIT_PAIRS && child->pos < child->npairs)
-			return true;
-		if (child->emit == EMIT_PAIRS)
-		{
-			if (!gpuhash_join_next_pairs(child))
-				child->emit = EMIT_NONE;
-			continue;
-		}
-		gpuhash_join_ensure_built(child);
-		if (child->outer_done)
-		{
-			/* done: no longer hold up the child's other participants */
-			gpuhash_join_detach(child);
-			return false;
-		}
-		gpuhash_join_load_batch(child);
-		if (child->outer.nrows > 0)
-			gpuhash_join_start_batch(child);
-	}
-}
-
-/* As the child's own emission does, fetch the build row of pair j's successor ahead. */
-static inline void
-prefetch_child_build_row(GpuJoinState *child, uint64 j)
-{
-	if (j + PAIR_PREFETCH_AHEAD < child->npairs && !child->inner_in_table)
-		__builtin_prefetch(child->inner.rows +
-						   child->brow[j + PAIR_PREFETCH_AHEAD] * child->inner.stride);
-}
-
-/*
- * Inner column c of a match kept in the table: the key column is the probe
- * key (equal, so the same value in the inner column's type), the other
- * column the payload.
- */
-static inline Datum
-inner_table_datum(const GpuJoinState *gj, int c, uint64 payload, int64 key)
-{
-	return c == gj->inner_val ? gpuhash_payload_datum(payload, gj->payload_width) :
-		gpuhash_inner_key_datum(gj, c, key);
-}
-
-/* Where a pair of the join below keeps its columns (child_pair_at). */
-typedef struct ChildPair
-{
-	const Datum *ov;			/* the child's batch row */
-	const bool *on;
-	const Datum *iv;			/* its build row; NULL where its table holds */
-	const bool *in;				/* the inner values (inner_in_table) */
-	uint64		payload;		/* the table's payload, then */
-	int64		key;			/* and the pair's key */
-} ChildPair;
-
-/* The rows of the child's pair j. */
-static inline void
-child_pair_at(GpuJoinState *child, uint64 j, ChildPair *p)
-{
-	uint64		orow = child->pidx[j];
-	const GpuhashStore *co = &child->outer;
-	const GpuhashStore *ci = &child->inner;
-
-	prefetch_child_build_row(child, j);
-	p->ov = (const Datum *) (co->rows + orow * co->stride);
-	p->on = (const bool *) (p->ov + co->ncols);
-	p->payload = child->brow[j];
-	if (child->inner_in_table)
-	{
-		p->iv = NULL;
-		p->in = NULL;
-		p->key = gpuhash_key_at(child->outer_keys->ptr, child->key_width, orow);
-	}
-	else
-	{
-		p->iv = (const Datum *) (ci->rows + p->payload * ci->stride);
-		p->in = (const bool *) (p->iv + ci->ncols);
-		p->key = 0;
-	}
-}
-
-/*
- * Column k of the child's scan tuple for pair p, as the child would emit
- * it; a by-reference value points into the child's stores, valid until its
- * next batch.
- */
-static inline Datum
-child_pair_column(const GpuJoinState *child, const ChildPair *p, int k, bool *isnull)
-{
-	const GpuhashStore *st = &child->outer;
-	const Datum *v = p->ov;
-	const bool *n = p->on;
-
-	if (k >= child->n_outer)
-	{
-		k -= child->n_outer;
-		if (p->iv == NULL)
-		{
-			*isnull = false;
-			return inner_table_datum(child, k, p->payload, p->key);
-		}
-		st = &child->inner;
-		v = p->iv;
-		n = p->in;
-	}
-	*isnull = n[k];
-	if (!n[k] && !st->byval[k])
-		return PointerGetDatum(st->arena + v[k]);
-	return v[k];
-}
-
-/*
- * The next pair of the GpuHashJoin below as this node's outer row, its
- * columns in gj->row_values, taken from where the child's batch and build
- * rows hold them; false at the end.
- */
-static bool
-next_child_pair(GpuJoinState *gj, Datum **values, bool **isnull)
-{
-	GpuJoinState *child = gj->outer_child;
-	ChildPair	p;
-
-	*values = gj->row_values;
-	*isnull = gj->row_isnull;
-	if (!child_has_pairs(gj))
-		return false;
-	child_pair_at(child, child->pos++, &p);
-	for (int c = 0; c < gj->n_outer; c++)
-		gj->row_values[c] = child_pair_column(child, &p, gj->child_col[c], &gj->row_isnull[c]);
-	return true;
-}
-
-/*
  * The next row of a side into values and isnull: from its heap reader when it
  * has one, from the GpuHashJoin below's pairs, else from its plan; false at
  * the end.
@@ -585,7 +409,7 @@ next_row(GpuJoinState *gj, PlanState *side, GpuhashHeapReader *reader,
 	TupleTableSlot *slot;
 
 	if (gj->outer_child != NULL && side == linitial(gj->css.custom_ps))
-		return next_child_pair(gj, values, isnull);
+		return gpuhash_join_next_child_pair(gj, values, isnull);
 
 	if (reader != NULL)
 	{
@@ -1050,25 +874,9 @@ batch_takes_key(GpuJoinState *gj, GpuhashOverlap *ov, uint64 row, bool keynull, 
 }
 
 /*
- * Can the child's pairs be written straight into this node's batch
- * (fill_from_child_pairs)?  Where all of this node's outer columns are by
- * value, so that nothing goes to its arena, and the child keeps the
- * columns of both its sides.
- */
-static bool
-pair_copy_ok(GpuJoinState *gj)
-{
-	GpuJoinState *child = gj->outer_child;
-
-	return !gj->scan_only && !gj->outer.any_byref && gj->outer.ncols == gj->n_outer &&
-		child->outer.ncols == child->n_outer &&
-		(child->inner_in_table || child->inner.ncols == child->n_inner);
-}
-
-/*
  * Fill the outer batch from the child's pairs, each written in place from
- * the child's batch and build rows (pair_copy_ok), with what fill_batch
- * does for a row.  A pair used to be copied whole into the child's scan
+ * the child's batch and build rows (gpuhash_join_pair_copy_ok), with what
+ * fill_batch does for a row.  A pair used to be copied whole into the child's scan
  * tuple, then into this node's row, then into its batch: a quarter of a
  * CPU-only W8 (bench/NOTES.md section 41).  Returns the pairs read.
  */
@@ -1086,17 +894,18 @@ fill_from_child_pairs(GpuJoinState *gj, GpuhashOverlap *ov)
 		bool		keynull;
 		int64		key = 0;
 
-		if ((child->emit != EMIT_PAIRS || child->pos >= child->npairs) && !child_has_pairs(gj))
+		if ((child->emit != EMIT_PAIRS || child->pos >= child->npairs) &&
+			!gpuhash_join_child_has_pairs(gj))
 		{
 			gj->outer_done = true;
 			break;
 		}
 		nread++;
-		child_pair_at(child, child->pos++, &p);
+		gpuhash_child_pair_at(child, child->pos++, &p);
 		v = gpuhash_store_slot(&gj->outer);
 		n = (bool *) (v + gj->outer.ncols);
 		for (int c = 0; c < gj->n_outer; c++)
-			v[c] = child_pair_column(child, &p, gj->child_col[c], &n[c]);
+			v[c] = gpuhash_child_pair_column(child, &p, gj->child_col[c], &n[c]);
 		keynull = !outer_row_key(gj, v, n, &key);
 		if (batch_skips(gj, keynull, key))
 			continue;
@@ -1134,7 +943,7 @@ fill_batch(GpuJoinState *gj, GpuhashOverlap *ov)
 	/* the child's stores, made by its build, say whether its pairs copy in place */
 	if (gj->outer_child && !gj->scan_only)
 		gpuhash_join_ensure_built(gj->outer_child);
-	if (gj->outer_child && pair_copy_ok(gj))
+	if (gj->outer_child && gpuhash_join_pair_copy_ok(gj))
 		nread = fill_from_child_pairs(gj, ov);
 	else
 		while (gj->outer.nrows < gj->batch_rows)
@@ -1236,7 +1045,7 @@ gpuhash_join_load_batch(GpuJoinState *gj)
 	gj->stats.outer_rows += gj->outer.nrows;
 }
 
-/* The inner columns of a match kept in the table (inner_table_datum). */
+/* The inner columns of a match kept in the table (gpuhash_inner_table_datum). */
 static inline void
 inner_from_table(GpuJoinState *gj, uint64 kidx, uint64 payload, Datum *values, bool *isnull)
 {
@@ -1245,7 +1054,7 @@ inner_from_table(GpuJoinState *gj, uint64 kidx, uint64 payload, Datum *values, b
 	for (int c = 0; c < gj->n_inner; c++)
 	{
 		isnull[c] = false;
-		values[c] = inner_table_datum(gj, c, payload, key);
+		values[c] = gpuhash_inner_table_datum(gj, c, payload, key);
 	}
 }
 

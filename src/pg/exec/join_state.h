@@ -1,7 +1,8 @@
 /*
  * join_state.h - the executor state of a GpuHashJoin, shared by
  * join_exec.c (one process), join_parallel.c (one build shared by the
- * participants of a parallel query) and join_explain.c (EXPLAIN).
+ * participants of a parallel query), join_chain.c (a join reading the
+ * pairs of the join below) and join_explain.c (EXPLAIN).
  */
 #ifndef GPUHASH_JOIN_STATE_H
 #define GPUHASH_JOIN_STATE_H
@@ -353,6 +354,7 @@ extern void gpuhash_join_begin(CustomScanState *node, EState *estate, int eflags
 extern void gpuhash_join_begin_scan(CustomScanState *node, EState *estate, int eflags);
 extern void gpuhash_join_end(CustomScanState *node);
 extern void gpuhash_join_rescan(CustomScanState *node);
+extern bool gpuhash_join_is_plain_join(const PlanState *ps);
 
 /* join_explain.c */
 extern void gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es);
