@@ -18,40 +18,9 @@
 
 #include "ght_keyfilter.h"
 #include "join_chain.h"
+#include "join_right.h"
 #include "join_state.h"
 #include "pair_memo_exec.h"
-
-/*
- * A right semi or anti join's probe marks every build row of its key, so
- * a key probed once needs no second probe: with a key repeated on both
- * sides, the probes' pairs would otherwise be the product of the two
- * counts (a fuzzer case: a key on 200 712 build rows and 331 628 probe
- * rows, 66 billion pairs, 133 s).  The keys probed lately are kept by
- * hash, one a slot; a key found in its slot is left out of the batch.
- * The marks of a batch are made before the next batch is read, and those
- * of a shared build are every participant's, so a key left out was marked
- * for.
- */
-#define RECENT_KEYS 65536
-
-typedef struct RecentKeys
-{
-	int64		key[RECENT_KEYS];
-	bool		used[RECENT_KEYS];
-} RecentKeys;
-
-/* Was key probed lately?  Remembered from now on if not. */
-static inline bool
-recent_key(RecentKeys *rk, int64 key)
-{
-	uint32		slot = (uint32) (((uint64) key * UINT64CONST(0x9E3779B97F4A7C15)) >> 48);
-
-	if (rk->used[slot] && rk->key[slot] == key)
-		return true;
-	rk->used[slot] = true;
-	rk->key[slot] = key;
-	return false;
-}
 
 static TupleTableSlot *exec_gpu_join(CustomScanState *node);
 static void build(GpuJoinState *gj);
@@ -807,11 +776,8 @@ build(GpuJoinState *gj)
 	ght_table_brief(gj->table->ptr, &st);
 	gj->table_empty = st.rows == 0;
 	use_key_filter(gj);
-	if (GPUHASH_JOIN_IS_RIGHT(gj->jointype) && gj->shared == NULL)
-		gj->build_match = MemoryContextAllocExtended(gj->run_cxt, Max(gj->inner.nrows, 1),
-													 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	if (GPUHASH_JOIN_IS_RIGHT(gj->jointype) && gj->join_qual == NULL && gj->row_qual == NULL)
-		gj->recent_keys = MemoryContextAllocZero(gj->run_cxt, sizeof(RecentKeys));
+	if (GPUHASH_JOIN_IS_RIGHT(gj->jointype))
+		gpuhash_join_right_begin(gj);
 	if (!gj->outer_ready)
 		prepare_outer(gj);
 }
@@ -836,7 +802,7 @@ batch_skips(GpuJoinState *gj, bool keynull, int64 key)
 {
 	if (keynull)
 		return gj->jointype != JOIN_ANTI && gj->jointype != JOIN_LEFT;
-	if (gj->recent_keys != NULL && recent_key(gj->recent_keys, key))
+	if (gj->recent_keys != NULL && gpuhash_recent_key(gj->recent_keys, key))
 	{
 		gj->stats.repeat_keys++;
 		return true;
@@ -1089,114 +1055,6 @@ gpuhash_join_scan_tuple(GpuJoinState *gj, uint64 orow, bool matched, uint64 kidx
 	return slot;
 }
 
-/*
- * The scan tuple of build row brow alone, as a right semi or anti join
- * returns it: the outer (probe) columns and the memo's are NULL, and nothing
- * above reads them (such a join's output is its build side's columns).
- */
-TupleTableSlot *
-gpuhash_join_build_row_tuple(GpuJoinState *gj, uint64 brow)
-{
-	TupleTableSlot *slot = gj->css.ss.ss_ScanTupleSlot;
-	int			first_memo = gj->n_outer + gj->n_inner;
-
-	ExecClearTuple(slot);
-	for (int c = 0; c < gj->n_outer; c++)
-	{
-		slot->tts_values[c] = (Datum) 0;
-		slot->tts_isnull[c] = true;
-	}
-	gpuhash_store_get(&gj->inner, brow, slot->tts_values + gj->n_outer,
-					  slot->tts_isnull + gj->n_outer);
-	for (int c = first_memo; c < first_memo + gj->n_memo; c++)
-	{
-		slot->tts_values[c] = (Datum) 0;
-		slot->tts_isnull[c] = true;
-	}
-	return ExecStoreVirtualTuple(slot);
-}
-
-/*
- * A right semi or anti join has read its last probe row: does this process
- * return the marked (anti: unmarked) build rows?  When parallel, only the
- * last participant to finish does, once every mark is made
- * (gpuhash_join_last_to_probe).
- */
-bool
-gpuhash_join_right_emits(GpuJoinState *gj)
-{
-	if (gj->rs_phase != RS_PROBING)
-		return gj->rs_phase == RS_EMITTING;
-	gj->rs_pos = 0;
-	gj->rs_phase = gj->table_empty || gj->build_match == NULL ? RS_DONE :
-		gj->shared == NULL || gpuhash_join_last_to_probe(gj) ? RS_EMITTING : RS_DONE;
-	/* a participant that does not return them lets go of the barrier all the same */
-	if (gj->rs_phase == RS_DONE)
-		gpuhash_join_detach(gj);
-	return gj->rs_phase == RS_EMITTING;
-}
-
-/*
- * The next build row a right semi join returns (marked) or a right anti
- * join (not marked), from gj->rs_pos on, in *brow; false after the last.
- */
-bool
-gpuhash_join_next_build_row(GpuJoinState *gj, uint64 *brow)
-{
-	bool		want = gj->jointype == GPUHASH_JOIN_RIGHT_SEMI;
-
-	while (gj->rs_pos < gj->inner.nrows)
-	{
-		uint64		b = gj->rs_pos++;
-
-		if ((b & 0xFFFF) == 0xFFFF)
-			CHECK_FOR_INTERRUPTS();
-		if ((gj->build_match[b] != 0) == want)
-		{
-			*brow = b;
-			return true;
-		}
-	}
-	return false;
-}
-
-/*
- * A right semi or anti join's batch: mark the build rows its pairs reach,
- * where the other join clauses hold.  Participants mark the shared bytes side by
- * side; a byte is only ever set to 1, and read for the result only after
- * every participant has finished (the barrier orders it).
- */
-static void
-mark_build_rows(GpuJoinState *gj)
-{
-	ExprContext *econtext = gj->css.ss.ps.ps_ExprContext;
-	uint8	   *match = gj->build_match;
-
-	while (gpuhash_join_next_pairs(gj))
-	{
-		for (uint64 j = 0; j < gj->npairs; j++)
-		{
-			uint64		b = gj->brow[j];
-			bool		ok;
-
-			if (match[b])
-				continue;
-			if (gj->join_qual != NULL)
-			{
-				if ((j & 0xFFFF) == 0xFFFF)
-					CHECK_FOR_INTERRUPTS();
-				econtext->ecxt_scantuple = gpuhash_join_scan_tuple(gj, gj->pidx[j], true,
-																   gj->pidx[j], b);
-				ok = ExecQual(gj->join_qual, econtext);
-				ResetExprContext(econtext);
-				if (!ok)
-					continue;
-			}
-			match[b] = 1;
-		}
-	}
-}
-
 static inline uint64
 row_of_key(GpuJoinState *gj, uint64 k)
 {
@@ -1398,7 +1256,7 @@ gpuhash_join_start_batch(GpuJoinState *gj)
 	/* a right semi or anti join returns nothing per batch: it marks, and reads on */
 	if (GPUHASH_JOIN_IS_RIGHT(gj->jointype))
 	{
-		mark_build_rows(gj);
+		gpuhash_join_mark_build_rows(gj);
 		gj->emit = EMIT_NONE;
 	}
 }
@@ -1617,13 +1475,7 @@ reset_outer(GpuJoinState *gj)
 	gj->outer_done = false;
 	gj->npairs = gj->pos = gj->row_pos = 0;
 	/* a build kept for the next scan is probed afresh */
-	gj->rs_phase = RS_PROBING;
-	gj->rs_pos = 0;
-	if (gj->build_match != NULL && gj->shared == NULL)
-		memset(gj->build_match, 0, Max(gj->inner.nrows, 1));
-	/* the marks are new, or another scan's: every key is probed again */
-	if (gj->recent_keys != NULL)
-		memset(gj->recent_keys, 0, sizeof(RecentKeys));
+	gpuhash_join_right_reset(gj);
 	if (gj->outer.cxt)
 		gpuhash_store_reset(&gj->outer);
 	gj->held_batch = gj->held_done = false;

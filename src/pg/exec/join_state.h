@@ -2,7 +2,8 @@
  * join_state.h - the executor state of a GpuHashJoin, shared by
  * join_exec.c (one process), join_parallel.c (one build shared by the
  * participants of a parallel query), join_chain.c (a join reading the
- * pairs of the join below) and join_explain.c (EXPLAIN).
+ * pairs of the join below), join_right.c (a semi or anti join built from
+ * its outer side) and join_explain.c (EXPLAIN).
  */
 #ifndef GPUHASH_JOIN_STATE_H
 #define GPUHASH_JOIN_STATE_H
@@ -330,9 +331,6 @@ extern void gpuhash_join_start_batch(GpuJoinState *gj);
 extern bool gpuhash_join_next_pairs(GpuJoinState *gj);
 extern TupleTableSlot *gpuhash_join_scan_tuple(GpuJoinState *gj, uint64 orow, bool matched,
 											   uint64 kidx, uint64 ref);
-extern TupleTableSlot *gpuhash_join_build_row_tuple(GpuJoinState *gj, uint64 brow);
-extern bool gpuhash_join_right_emits(GpuJoinState *gj);
-extern bool gpuhash_join_next_build_row(GpuJoinState *gj, uint64 *brow);
 extern GpuhashRes *gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, uint64 *nkeys);
 extern void gpuhash_join_build_table(GpuJoinState *gj, const void *keys, const void *payloads,
 									 uint64 nkeys);
@@ -355,6 +353,11 @@ extern void gpuhash_join_begin_scan(CustomScanState *node, EState *estate, int e
 extern void gpuhash_join_end(CustomScanState *node);
 extern void gpuhash_join_rescan(CustomScanState *node);
 extern bool gpuhash_join_is_plain_join(const PlanState *ps);
+
+/* join_right.c: a semi or anti join built from its outer side (join_right.h) */
+extern TupleTableSlot *gpuhash_join_build_row_tuple(GpuJoinState *gj, uint64 brow);
+extern bool gpuhash_join_right_emits(GpuJoinState *gj);
+extern bool gpuhash_join_next_build_row(GpuJoinState *gj, uint64 *brow);
 
 /* join_explain.c */
 extern void gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es);
