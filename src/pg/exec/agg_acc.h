@@ -37,6 +37,9 @@ typedef enum FixedLeafState
 	LEAF_SLOW
 } FixedLeafState;
 
+/* rows folded per pass, their buffers on the stack */
+#define FOLD_CHUNK 2048
+
 /*
  * A numeric leaf's recent short values (a 1-byte varlena header and at most
  * 7 bytes, as the header and bytes of one uint64) and what they converted

@@ -1,7 +1,8 @@
 /*
  * agg_exec.h - what the files of a GpuHashAggregate's node call of each
- * other beyond the join's functions (join_state.h): the group table
- * started again (agg_exec.c), the node's parallel callbacks
+ * other beyond the join's functions (join_state.h): the aggregates read
+ * from the plan (agg_setup.c), the group table started again
+ * (agg_exec.c), the node's parallel callbacks
  * (agg_parallel.c) and its lines of EXPLAIN (agg_explain.c).
  */
 #ifndef GPUHASH_AGG_EXEC_H
@@ -14,6 +15,10 @@
 #pragma GCC visibility push(hidden)
 
 struct GpuJoinState;
+
+/* agg_setup.c */
+extern void gpuhash_agg_setup(struct GpuJoinState *gj, List *specs, List *keys,
+							  CustomScan *cscan);
 
 /* agg_exec.c */
 extern void gpuhash_agg_restart_groups(struct GpuJoinState *gj);
