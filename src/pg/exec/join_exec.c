@@ -842,9 +842,10 @@ batch_takes_key(GpuJoinState *gj, GpuhashOverlap *ov, uint64 row, bool keynull, 
 /*
  * Fill the outer batch from the child's pairs, each written in place from
  * the child's batch and build rows (gpuhash_join_pair_copy_ok), with what
- * fill_batch does for a row.  A pair used to be copied whole into the child's scan
- * tuple, then into this node's row, then into its batch: a quarter of a
- * CPU-only W8 (bench/NOTES.md section 41).  Returns the pairs read.
+ * fill_batch does for a row.  A pair used to be copied whole into the
+ * child's scan tuple, then into this node's row, then into its batch: a
+ * quarter of a CPU-only W8 (bench/NOTES.md section 41).  Returns the pairs
+ * read.
  */
 static uint64
 fill_from_child_pairs(GpuJoinState *gj, GpuhashOverlap *ov)
