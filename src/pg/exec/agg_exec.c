@@ -37,6 +37,7 @@
 #include "agg_groups.h"
 #include "numeric_fixed.h"
 #include "join_agg.h"
+#include "join_right.h"
 #include "join_state.h"
 #include "scan_filter.h"
 

@@ -47,6 +47,9 @@ gpuhash_recent_key(RecentKeys *rk, int64 key)
 extern void gpuhash_join_right_begin(GpuJoinState *gj);
 extern void gpuhash_join_right_reset(GpuJoinState *gj);
 extern void gpuhash_join_mark_build_rows(GpuJoinState *gj);
+extern bool gpuhash_join_right_emits(GpuJoinState *gj);
+extern bool gpuhash_join_next_build_row(GpuJoinState *gj, uint64 *brow);
+extern TupleTableSlot *gpuhash_join_build_row_tuple(GpuJoinState *gj, uint64 brow);
 
 #pragma GCC visibility pop
 

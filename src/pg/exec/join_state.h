@@ -354,11 +354,6 @@ extern void gpuhash_join_end(CustomScanState *node);
 extern void gpuhash_join_rescan(CustomScanState *node);
 extern bool gpuhash_join_is_plain_join(const PlanState *ps);
 
-/* join_right.c: a semi or anti join built from its outer side (join_right.h) */
-extern TupleTableSlot *gpuhash_join_build_row_tuple(GpuJoinState *gj, uint64 brow);
-extern bool gpuhash_join_right_emits(GpuJoinState *gj);
-extern bool gpuhash_join_next_build_row(GpuJoinState *gj, uint64 *brow);
-
 /* join_explain.c */
 extern void gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es);
 
