@@ -8,6 +8,7 @@
  */
 #include "gpuhash_pg.h"
 
+#include "index_probe.h"
 #include "join_agg.h"
 #include "join_node.h"
 #include "key_estimate.h"
@@ -24,5 +25,6 @@ _PG_init(void)
 	/* the planner's hooks and the nodes' methods */
 	gpuhash_join_init();
 	gpuhash_agg_init();
+	gpuhash_index_probe_init();
 	gpuhash_key_estimate_init();
 }

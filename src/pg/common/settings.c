@@ -24,6 +24,7 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 
+#include "index_probe.h"
 #include "join_node.h"
 #include "key_estimate.h"
 #include "semi_estimate.h"
@@ -47,6 +48,8 @@ bool		gpuhash_chain_batches = true;
 bool		gpuhash_key_filter = true;
 bool		gpuhash_late_filter = true;
 bool		gpuhash_build_outer = true;
+bool		gpuhash_enable_index_probe = true;
+double		gpuhash_index_probe_cost_share = 0.6;
 bool		gpuhash_semi_estimate_enabled = true;
 bool		gpuhash_overlap_probes = true;
 bool		gpuhash_read_during_build = true;
@@ -238,6 +241,19 @@ static const Setting settings[] = {
 		"matched) are returned once all are read.  An anti join only over NOT "
 		"NULL keys of a table.",
 		&gpuhash_build_outer, 1, 0, 0, PGC_USERSET, 0, NULL},
+	/* IndexProbeJoin */
+	{"gpuhash.enable_index_probe", SETTING_BOOL,
+		"Lets the planner run a semi or anti join by walking a B-tree of the inner table (Custom Scan IndexProbeJoin).",
+		"Applies to EXISTS or NOT EXISTS on one equality of integer keys, whose "
+		"inner table has a B-tree led by the key column and a filter the direct "
+		"reader compiles: the outer rows are read in batches, and the index is "
+		"walked once along its leaves for each batch's sorted keys.",
+		&gpuhash_enable_index_probe, 1, 0, 0, PGC_USERSET, 0, NULL},
+	{"gpuhash.index_probe_cost_share", SETTING_REAL,
+		"Share of the cost of PostgreSQL's nested loop over an index scan that an IndexProbeJoin's probes are planned at.",
+		"The node does the nested loop's index and heap reads without its "
+		"calls per outer row or its descent per key.",
+		&gpuhash_index_probe_cost_share, 0.6, 0.0, 10.0, PGC_USERSET, 0, NULL},
 	/* GpuHashAggregate */
 	{"gpuhash.enable_aggregate", SETTING_BOOL,
 		"Lets a GPU hash join compute the query's aggregates itself "

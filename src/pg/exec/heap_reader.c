@@ -649,3 +649,23 @@ gpuhash_heap_reader_key_filter_stats(const GpuhashHeapReader *r, uint64 *removed
 	*removed = r->kf_removed;
 	*dropped = r->kf_dropped;
 }
+
+/* A side read by a heap reader, and how it filters the rows (EXPLAIN's Direct Scan). */
+void
+gpuhash_heap_reader_describe(StringInfo buf, const char *side, const GpuhashHeapReader *r)
+{
+	int			compiled,
+				executor;
+
+	if (r == NULL)
+		return;
+	if (buf->len > 0)
+		appendStringInfoString(buf, ", ");
+	appendStringInfoString(buf, side);
+	gpuhash_heap_reader_filter(r, &compiled, &executor);
+	if (compiled + executor > 0)
+		appendStringInfo(buf, " (filter: %d compiled, %d by the executor%s)", compiled, executor,
+						 gpuhash_heap_reader_threaded(r) ? "; pages taken apart by a helper thread" : "");
+	else if (gpuhash_heap_reader_threaded(r))
+		appendStringInfoString(buf, " (pages taken apart by a helper thread)");
+}

@@ -5,6 +5,7 @@
 #ifndef GPUHASH_HEAP_READER_H
 #define GPUHASH_HEAP_READER_H
 
+#include "lib/stringinfo.h"
 #include "nodes/execnodes.h"
 
 #pragma GCC visibility push(hidden)
@@ -55,6 +56,13 @@ extern void gpuhash_heap_reader_set_key_filter(GpuhashHeapReader *r, const uint6
 											   Oid type2, bool mixed);
 extern void gpuhash_heap_reader_key_filter_stats(const GpuhashHeapReader *r, uint64 *removed,
 												 bool *dropped);
+
+/*
+ * EXPLAIN's words for a side the reader reads, appended to buf after a
+ * comma when buf holds another's: side, and how it filters its rows.
+ */
+extern void gpuhash_heap_reader_describe(StringInfo buf, const char *side,
+										 const GpuhashHeapReader *r);
 
 #pragma GCC visibility pop
 

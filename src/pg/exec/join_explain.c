@@ -157,26 +157,6 @@ explain_key_filter(GpuJoinState *gj, ExplainState *es)
 	ExplainPropertyInteger("Key Filter Switched Off", NULL, dropped, es);
 }
 
-/* A side read by a heap reader, and how it filters the rows (EXPLAIN's Direct Scan). */
-static void
-describe_reader(StringInfo buf, const char *side, const GpuhashHeapReader *r)
-{
-	int			compiled,
-				executor;
-
-	if (r == NULL)
-		return;
-	if (buf->len > 0)
-		appendStringInfoString(buf, ", ");
-	appendStringInfoString(buf, side);
-	gpuhash_heap_reader_filter(r, &compiled, &executor);
-	if (compiled + executor > 0)
-		appendStringInfo(buf, " (filter: %d compiled, %d by the executor%s)", compiled, executor,
-						 gpuhash_heap_reader_threaded(r) ? "; pages taken apart by a helper thread" : "");
-	else if (gpuhash_heap_reader_threaded(r))
-		appendStringInfoString(buf, " (pages taken apart by a helper thread)");
-}
-
 /* EXPLAIN of a node with no join: what it folds, how it reads, and its times. */
 static void
 explain_scan_only(GpuJoinState *gj, List *context, bool useprefix, ExplainState *es)
@@ -188,7 +168,7 @@ explain_scan_only(GpuJoinState *gj, List *context, bool useprefix, ExplainState 
 		StringInfoData buf;
 
 		initStringInfo(&buf);
-		describe_reader(&buf, "input", gj->outer_reader);
+		gpuhash_heap_reader_describe(&buf, "input", gj->outer_reader);
 		ExplainPropertyText("Direct Scan", buf.data, es);
 	}
 	/* combined by the participants: each one's figures are on its line */
@@ -239,8 +219,8 @@ gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		StringInfoData buf;
 
 		initStringInfo(&buf);
-		describe_reader(&buf, "outer", gj->outer_reader);
-		describe_reader(&buf, "inner", gj->inner_reader);
+		gpuhash_heap_reader_describe(&buf, "outer", gj->outer_reader);
+		gpuhash_heap_reader_describe(&buf, "inner", gj->inner_reader);
 		ExplainPropertyText("Direct Scan", buf.data, es);
 	}
 	if ((es->verbose || es->analyze) && gj->outer_child)

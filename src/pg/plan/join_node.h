@@ -105,6 +105,13 @@ extern CustomScan *gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids,
 										  CustomPath *best_path, List *tlist,
 										  List *custom_plans, List **otherquals);
 
+/*
+ * A child plan returning expr as a column (through a Result node when it
+ * cannot project), and expr's attribute number in a target list.
+ */
+extern Plan *gpuhash_plan_with_column(Plan *plan, Expr *expr);
+extern int	gpuhash_tlist_position(List *tlist, Expr *expr);
+
 extern void gpuhash_join_init(void);
 extern Node *gpuhash_join_create_state(CustomScan *cscan);
 

@@ -45,6 +45,7 @@
 #include "parser/parsetree.h"
 
 #include "ght_keyfilter.h"
+#include "index_probe.h"
 #include "join_node.h"
 #include "late_quals.h"
 #include "pair_memo.h"
@@ -1274,6 +1275,7 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
 
 	gpuhash_settings_ready();
+	gpuhash_index_probe_paths(root, joinrel, outerrel, innerrel, jointype, extra);
 	if (!gpuhash_enable_join)
 		return;
 	widen_parallel_hash_joins(joinrel);
@@ -1377,8 +1379,8 @@ tlist_find(List *tlist, Expr *expr)
  * already, else with expr added to its target list (through a Result node
  * when it cannot project).
  */
-static Plan *
-with_key_column(Plan *plan, Expr *expr)
+Plan *
+gpuhash_plan_with_column(Plan *plan, Expr *expr)
 {
 	List	   *tlist;
 
@@ -1390,8 +1392,8 @@ with_key_column(Plan *plan, Expr *expr)
 }
 
 /* Attribute number of expr in a child plan's target list. */
-static int
-tlist_position(List *tlist, Expr *expr)
+int
+gpuhash_tlist_position(List *tlist, Expr *expr)
 {
 	int			resno = tlist_find(tlist, expr);
 
@@ -1465,19 +1467,19 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 	{
 		gpuhash_strip_late_quals(outer_plan, late);
 		foreach(lc, pull_var_clause((Node *) late, 0))
-			outer_plan = with_key_column(outer_plan, lfirst(lc));
+			outer_plan = gpuhash_plan_with_column(outer_plan, lfirst(lc));
 	}
 	foreach(lc, pull_var_clause((Node *) inner_late, 0))
-		inner_plan = with_key_column(inner_plan, lfirst(lc));
+		inner_plan = gpuhash_plan_with_column(inner_plan, lfirst(lc));
 	foreach(lc, outer_exprs)
 	{
-		outer_plan = with_key_column(outer_plan, lfirst(lc));
+		outer_plan = gpuhash_plan_with_column(outer_plan, lfirst(lc));
 		if (exprType(lfirst(lc)) == INT8OID)
 			key_width = 8;
 	}
 	foreach(lc, inner_exprs)
 	{
-		inner_plan = with_key_column(inner_plan, lfirst(lc));
+		inner_plan = gpuhash_plan_with_column(inner_plan, lfirst(lc));
 		if (exprType(lfirst(lc)) == INT8OID)
 			key_width = 8;
 	}
@@ -1541,8 +1543,8 @@ gpuhash_join_plan_scan(PlannerInfo *root, Relids joinrelids, CustomPath *best_pa
 		Expr	   *ie = i < list_length(inner_exprs) ? list_nth(inner_exprs, i) : NULL;
 
 		/* GJ_PRIV_OUTER_KEY .. GJ_PRIV_INNER_TYPE, then the second key's (or 0s) */
-		private = lappend(private, makeInteger(oe ? tlist_position(outer_plan->targetlist, oe) : 0));
-		private = lappend(private, makeInteger(ie ? tlist_position(inner_plan->targetlist, ie) : 0));
+		private = lappend(private, makeInteger(oe ? gpuhash_tlist_position(outer_plan->targetlist, oe) : 0));
+		private = lappend(private, makeInteger(ie ? gpuhash_tlist_position(inner_plan->targetlist, ie) : 0));
 		private = lappend(private, makeInteger(oe ? exprType((Node *) oe) : InvalidOid));
 		private = lappend(private, makeInteger(ie ? exprType((Node *) ie) : InvalidOid));
 	}
