@@ -147,7 +147,8 @@ CREATE FUNCTION pg_temp.probes(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE l text;
 BEGIN
   FOR l IN EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF, SUMMARY OFF) ' || q LOOP
-    IF l ~ 'Probes:' THEN RETURN btrim(l); END IF;
+    -- heap rows vary with what pruning did since the updates
+    IF l ~ 'Probes:' THEN RETURN regexp_replace(btrim(l), '\d+ heap rows', 'N heap rows'); END IF;
   END LOOP;
   RETURN NULL;
 END $$;

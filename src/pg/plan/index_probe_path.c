@@ -35,6 +35,7 @@
 
 #include "index_probe.h"
 #include "join_node.h"
+#include "read_cost.h"
 #include "scan_filter.h"
 
 static Plan *plan_index_probe(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
@@ -214,6 +215,25 @@ add_probe_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	cp->path.parallel_safe = nest->jpath.path.parallel_safe;
 	cp->path.parallel_workers = outer->parallel_workers;
 	cp->path.rows = nest->jpath.path.rows;
+	/*
+	 * Each participant probes for its own outer rows in the backend, so the
+	 * plan takes as many as the machine's processors allow (the reader's
+	 * helper threads work only while the outer rows are read); PostgreSQL
+	 * sized the outer scan alone.
+	 */
+	if (partial)
+	{
+		int			workers = gpuhash_plan_workers(outer->parallel_workers, 1.0,
+												   gpuhash_workers_fixed(outer));
+
+		if (workers > cp->path.parallel_workers)
+		{
+			cp->path.rows = clamp_row_est(cp->path.rows *
+										  gpuhash_parallel_divisor(cp->path.parallel_workers) /
+										  gpuhash_parallel_divisor(workers));
+			cp->path.parallel_workers = workers;
+		}
+	}
 	cp->path.startup_cost = nest->jpath.path.startup_cost;
 	cp->path.total_cost = outer->total_cost +
 		gpuhash_index_probe_cost_share * (nest->jpath.path.total_cost - outer->total_cost);
