@@ -221,13 +221,12 @@ load_batch(IndexProbeState *ip)
 	return ip->rows.nrows > 0;
 }
 
-static int64 *sort_keys;		/* qsort's comparator reads the batch's keys here */
-
 static int
-cmp_rows_by_key(const void *a, const void *b)
+cmp_rows_by_key(const void *a, const void *b, void *arg)
 {
-	int64		ka = sort_keys[*(const uint32 *) a];
-	int64		kb = sort_keys[*(const uint32 *) b];
+	const int64 *keys = arg;
+	int64		ka = keys[*(const uint32 *) a];
+	int64		kb = keys[*(const uint32 *) b];
 
 	return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
@@ -280,8 +279,7 @@ probe_batch(IndexProbeState *ip)
 		if (!ip->keynull[r])
 			ip->order[nkeyed++] = r;
 	}
-	sort_keys = ip->keys;
-	qsort(ip->order, nkeyed, sizeof(uint32), cmp_rows_by_key);
+	qsort_arg(ip->order, nkeyed, sizeof(uint32), cmp_rows_by_key, ip->keys);
 
 	for (uint32 i = 0; i < nkeyed;)
 	{
