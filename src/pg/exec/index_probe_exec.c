@@ -242,6 +242,9 @@ some_row_passes(IndexProbeState *ip, uint32 ntids)
 		bool		call_again = false;
 		bool		all_dead = false;
 
+		/* a key of millions of rows that fail the filter */
+		if ((t & 1023) == 1023)
+			CHECK_FOR_INTERRUPTS();
 		do
 		{
 			if (!table_index_fetch_tuple(ip->fetch, &ip->tids[t], snapshot, ip->heap_slot,
