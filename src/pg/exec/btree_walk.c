@@ -30,51 +30,38 @@
 
 /* An item's first column, NULL sorting above every key (ASC NULLS LAST). */
 static inline bool
-item_below(Relation index, Page page, OffsetNumber off, int64 key, bool *equal)
+item_below(const GpuhashBtreeWalk *w, Page page, OffsetNumber off, int64 key, bool *equal)
 {
 	IndexTuple	it = (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
 	bool		isnull;
-	Datum		d = index_getattr(it, 1, RelationGetDescr(index), &isnull);
+	Datum		d = index_getattr(it, 1, RelationGetDescr(w->index), &isnull);
 	int64		v;
 
 	*equal = false;
 	if (isnull)
 		return false;
-	switch (TupleDescAttr(RelationGetDescr(index), 0)->atttypid)
-	{
-		case INT2OID:
-			v = DatumGetInt16(d);
-			break;
-		case INT4OID:
-			v = DatumGetInt32(d);
-			break;
-		default:
-			v = DatumGetInt64(d);
-			break;
-	}
+	v = gpuhash_key_value(w->key_type, d);
 	*equal = v == key;
 	return v < key;
 }
 
 /* Is the page's high key below key?  (A rightmost page has none: no.) */
 static inline bool
-high_key_below(Relation index, Page page, BTPageOpaque opaque, int64 key, bool *equal)
+high_key_below(const GpuhashBtreeWalk *w, Page page, BTPageOpaque opaque, int64 key, bool *equal)
 {
 	*equal = false;
 	if (P_RIGHTMOST(opaque))
 		return false;
-	return item_below(index, page, P_HIKEY, key, equal);
+	return item_below(w, page, P_HIKEY, key, equal);
 }
 
 /* To key's leaf from the root; false when the index is empty. */
 static bool
 descend(GpuhashBtreeWalk *w, int64 key)
 {
-	Oid			type = TupleDescAttr(RelationGetDescr(w->index), 0)->atttypid;
-
 	gpuhash_btree_walk_stop(w);
-	w->insert->scankeys[0].sk_argument = type == INT2OID ? Int16GetDatum((int16) key) :
-		type == INT4OID ? Int32GetDatum((int32) key) : Int64GetDatum(key);
+	w->insert->scankeys[0].sk_argument = w->key_type == INT2OID ? Int16GetDatum((int16) key) :
+		w->key_type == INT4OID ? Int32GetDatum((int32) key) : Int64GetDatum(key);
 	_bt_freestack(_bt_search(w->index, w->insert, &w->buf, BT_READ, w->snapshot));
 	w->locked = BufferIsValid(w->buf);
 	w->descents++;
@@ -95,6 +82,7 @@ void
 gpuhash_btree_walk_init(GpuhashBtreeWalk *w, Relation index, Snapshot snapshot)
 {
 	w->index = index;
+	w->key_type = TupleDescAttr(RelationGetDescr(index), 0)->atttypid;
 	w->snapshot = snapshot;
 	/* an insertion key of all columns, cut to the first, set per descent */
 	w->insert = _bt_mkscankey(index, NULL);
@@ -133,7 +121,7 @@ collect(GpuhashBtreeWalk *w, Page page, OffsetNumber off, int64 key,
 		ItemId		iid = PageGetItemId(page, off);
 		IndexTuple	it;
 
-		if (item_below(w->index, page, off, key, &equal) || !equal)
+		if (item_below(w, page, off, key, &equal) || !equal)
 			return true;
 		if (ItemIdIsDead(iid))
 			continue;
@@ -179,7 +167,7 @@ gpuhash_btree_walk_key(GpuhashBtreeWalk *w, int64 key, ItemPointerData **tids,
 			step_right(w);
 			continue;
 		}
-		if (!P_IGNORE(opaque) && !high_key_below(w->index, page, opaque, key, &equal))
+		if (!P_IGNORE(opaque) && !high_key_below(w, page, opaque, key, &equal))
 			break;
 		if (P_IGNORE(opaque) || ++moves > WALK_MAX_MOVES)
 		{
@@ -198,7 +186,7 @@ gpuhash_btree_walk_key(GpuhashBtreeWalk *w, int64 key, ItemPointerData **tids,
 	{
 		OffsetNumber mid = lo + (hi - lo) / 2;
 
-		if (item_below(w->index, page, mid, key, &equal))
+		if (item_below(w, page, mid, key, &equal))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -211,7 +199,7 @@ gpuhash_btree_walk_key(GpuhashBtreeWalk *w, int64 key, ItemPointerData **tids,
 	{
 		if (P_RIGHTMOST(opaque))
 			break;
-		(void) high_key_below(w->index, page, opaque, key, &equal);
+		(void) high_key_below(w, page, opaque, key, &equal);
 		if (!equal)
 			break;
 		do

@@ -15,6 +15,7 @@
 typedef struct GpuhashBtreeWalk
 {
 	Relation	index;			/* led by an int2, int4 or int8 column, ASC NULLS LAST */
+	Oid			key_type;		/* ... that column's */
 	Snapshot	snapshot;
 	BTScanInsert insert;		/* for a descent to one key */
 	Buffer		buf;			/* the leaf the walk stands on (pinned), or none */

@@ -54,6 +54,7 @@ typedef struct IndexProbeState
 	Relation	index;
 	GpuhashScanFilter *filter;	/* the inner table's, or NULL */
 	int			filter_natts;	/* heap attributes it needs deformed */
+	bool		filter_calls;	/* ... and it may allocate (detoasting) */
 	GpuhashHeapReader *reader;	/* the outer Seq Scan's, or NULL */
 	GpuhashBtreeWalk walk;
 	IndexFetchTableData *fetch;
@@ -141,6 +142,7 @@ begin_index_probe(CustomScanState *node, EState *estate, int eflags)
 			elog(ERROR, "gpuhash: an index probe join's inner filter did not compile");
 		n = gpuhash_scan_filter_attrs(ip->filter, &atts);
 		ip->filter_natts = n > 0 ? atts[n - 1] + 1 : 0;
+		ip->filter_calls = gpuhash_scan_filter_calls(ip->filter);
 	}
 	ip->reader = gpuhash_heap_reader_create(outer);
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
@@ -160,12 +162,6 @@ begin_index_probe(CustomScanState *node, EState *estate, int eflags)
 	ip->matched = palloc(PROBE_BATCH_ROWS * sizeof(bool));
 	ip->tid_cap = 64;
 	ip->tids = palloc(ip->tid_cap * sizeof(ItemPointerData));
-}
-
-static inline int64
-key_value(Oid type, Datum d)
-{
-	return type == INT2OID ? DatumGetInt16(d) : type == INT4OID ? DatumGetInt32(d) : DatumGetInt64(d);
 }
 
 /* The next batch of outer rows and their keys; false when there are none. */
@@ -209,7 +205,7 @@ load_batch(IndexProbeState *ip)
 		}
 		row = gpuhash_store_append(&ip->rows, values, isnull);
 		ip->keynull[row] = isnull[ip->key_col];
-		ip->keys[row] = isnull[ip->key_col] ? 0 : key_value(ip->key_type, values[ip->key_col]);
+		ip->keys[row] = isnull[ip->key_col] ? 0 : gpuhash_key_value(ip->key_type, values[ip->key_col]);
 	}
 	if (ip->reader)
 		gpuhash_heap_reader_pause(ip->reader);
@@ -313,10 +309,13 @@ probe_batch(IndexProbeState *ip)
 			gpuhash_btree_walk_unlock(&ip->walk);
 			CHECK_FOR_INTERRUPTS();
 		}
-		MemoryContextReset(ip->batch_cxt);
+		/* what the filter's comparisons allocated for this key's rows */
+		if (ip->filter_calls)
+			MemoryContextReset(ip->batch_cxt);
 	}
 	gpuhash_btree_walk_stop(&ip->walk);
 	MemoryContextSwitchTo(old);
+	MemoryContextReset(ip->batch_cxt);
 	ip->batches++;
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_SUBTRACT(end, start);

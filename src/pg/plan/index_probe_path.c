@@ -56,14 +56,10 @@ enum
 {
 	IPP_OUTER_KEY,				/* Expr over the outer side */
 	IPP_INDEX,					/* Integer: the B-tree's OID */
-	IPP_JOINTYPE
+	IPP_JOINTYPE,
+	IPP_INNER_RELID,			/* Integer: the inner table's range table index */
+	IPP_QUALS					/* List: its filter, as inner_filter found it */
 };
-
-static bool
-is_int_type(Oid type)
-{
-	return type == INT2OID || type == INT4OID || type == INT8OID;
-}
 
 /*
  * The B-tree of innerrel that can find the rows of inner_key = (a value of
@@ -130,7 +126,7 @@ probe_clause(RelOptInfo *joinrel, JoinType jointype, RelOptInfo *outerrel, RelOp
 	else
 		return false;
 	if (!IsA(i, Var) || ((Var *) i)->varno != innerrel->relid || ((Var *) i)->varattno <= 0 ||
-		!is_int_type(exprType((Node *) i)) || exprType((Node *) o) != exprType((Node *) i) ||
+		!gpuhash_is_key_type(exprType((Node *) i)) || exprType((Node *) o) != exprType((Node *) i) ||
 		contain_volatile_functions((Node *) o))
 		return false;
 	*outer_key = o;
@@ -194,7 +190,7 @@ reference_probe(RelOptInfo *outerrel, RelOptInfo *innerrel, IndexOptInfo *index)
 static void
 add_probe_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 			   JoinPathExtraData *extra, Path *outer, Path *probe, Expr *outer_key,
-			   IndexOptInfo *index, bool partial)
+			   IndexOptInfo *index, List *quals, bool partial)
 {
 	JoinCostWorkspace ws;
 	NestPath   *nest;
@@ -242,8 +238,8 @@ add_probe_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	cp->path.pathkeys = outer->pathkeys;
 	cp->flags = 0;
 	cp->custom_paths = list_make1(outer);
-	cp->custom_private = list_make3(outer_key, makeInteger((int) index->indexoid),
-									makeInteger(jointype));
+	cp->custom_private = list_make5(outer_key, makeInteger((int) index->indexoid),
+									makeInteger(jointype), makeInteger(index->rel->relid), quals);
 	cp->methods = &index_probe_path_methods;
 	if (partial)
 		add_partial_path(joinrel, &cp->path);
@@ -279,13 +275,14 @@ gpuhash_index_probe_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *ou
 
 	if (outerrel->cheapest_total_path != NULL)
 		add_probe_path(root, joinrel, jointype, extra, outerrel->cheapest_total_path, probe,
-					   outer_key, index, false);
+					   outer_key, index, quals, false);
 	if (joinrel->consider_parallel && outerrel->partial_pathlist != NIL && probe->parallel_safe)
 	{
 		Path	   *pouter = linitial(outerrel->partial_pathlist);
 
 		if (pouter->parallel_safe)
-			add_probe_path(root, joinrel, jointype, extra, pouter, probe, outer_key, index, true);
+			add_probe_path(root, joinrel, jointype, extra, pouter, probe, outer_key, index, quals,
+						   true);
 	}
 }
 
@@ -297,23 +294,14 @@ plan_index_probe(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	Expr	   *outer_key = list_nth(best_path->custom_private, IPP_OUTER_KEY);
 	Oid			indexoid = (Oid) intVal(list_nth(best_path->custom_private, IPP_INDEX));
 	JoinType	jointype = intVal(list_nth(best_path->custom_private, IPP_JOINTYPE));
-	Path	   *outer_path = linitial(best_path->custom_paths);
-	RelOptInfo *innerrel = NULL;
+	Index		inner_relid = intVal(list_nth(best_path->custom_private, IPP_INNER_RELID));
+	List	   *quals = copyObject(list_nth(best_path->custom_private, IPP_QUALS));
 	Plan	   *outer_plan = linitial(custom_plans);
 	List	   *scan_tlist = NIL;
-	List	   *quals;
 	ListCell   *lc;
 	AttrNumber	resno = 1;
-	int			relid = -1;
 
-	/* the inner relation: the join's relation that the outer side is not */
-	while ((relid = bms_next_member(rel->relids, relid)) >= 0)
-		if (!bms_is_member(relid, outer_path->parent->relids))
-			innerrel = find_base_rel(root, relid);
-	if (innerrel == NULL || !inner_filter(root, innerrel, &quals))
-		elog(ERROR, "gpuhash: the inner table of an index probe join was not found");
-	quals = copyObject(quals);
-	ChangeVarNodes((Node *) quals, innerrel->relid, 1, 0);
+	ChangeVarNodes((Node *) quals, inner_relid, 1, 0);
 
 	outer_plan = gpuhash_plan_with_column(outer_plan, outer_key);
 	foreach(lc, outer_plan->targetlist)
@@ -328,7 +316,7 @@ plan_index_probe(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_plans = list_make1(outer_plan);
 	cscan->custom_exprs = list_make1(copyObject(outer_key));
 	cscan->custom_private = list_make5(makeInteger(jointype),
-									   makeInteger((int) planner_rt_fetch(innerrel->relid, root)->relid),
+									   makeInteger((int) planner_rt_fetch(inner_relid, root)->relid),
 									   makeInteger((int) indexoid),
 									   makeInteger(gpuhash_tlist_position(outer_plan->targetlist, outer_key)),
 									   quals);
