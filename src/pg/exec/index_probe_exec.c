@@ -13,6 +13,8 @@
  */
 #include "gpuhash_pg.h"
 
+#include <sys/resource.h>
+
 #include "access/genam.h"
 #include "access/parallel.h"
 #include "access/relscan.h"
@@ -82,6 +84,8 @@ typedef struct IndexProbeState
 	uint64		heap_fetched;
 	double		read_ms;
 	double		probe_ms;
+	int64		read_faults;	/* page faults of this thread, or -1 */
+	int64		probe_faults;
 } IndexProbeState;
 
 static void begin_index_probe(CustomScanState *node, EState *estate, int eflags);
@@ -164,6 +168,23 @@ begin_index_probe(CustomScanState *node, EState *estate, int eflags)
 	ip->tids = palloc(ip->tid_cap * sizeof(ItemPointerData));
 }
 
+/*
+ * The page faults this thread has taken, or -1 where that cannot be told.
+ * A parallel worker is a new process each query: the first touch of each
+ * shared buffer page costs it a fault, a large share of a probe's time.
+ */
+static int64
+thread_faults(IndexProbeState *ip)
+{
+#ifdef RUSAGE_THREAD
+	struct rusage ru;
+
+	if (ip->css.ss.ps.instrument != NULL && getrusage(RUSAGE_THREAD, &ru) == 0)
+		return (int64) ru.ru_minflt + (int64) ru.ru_majflt;
+#endif
+	return -1;
+}
+
 /* The next batch of outer rows and their keys; false when there are none. */
 static bool
 load_batch(IndexProbeState *ip)
@@ -171,6 +192,7 @@ load_batch(IndexProbeState *ip)
 	PlanState  *outer = linitial(ip->css.custom_ps);
 	instr_time	start,
 				end;
+	int64		faults = thread_faults(ip);
 
 	INSTR_TIME_SET_CURRENT(start);
 	gpuhash_store_reset(&ip->rows);
@@ -212,6 +234,8 @@ load_batch(IndexProbeState *ip)
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_SUBTRACT(end, start);
 	ip->read_ms += INSTR_TIME_GET_MILLISEC(end);
+	if (faults >= 0)
+		ip->read_faults += thread_faults(ip) - faults;
 	ip->outer_rows += ip->rows.nrows;
 	ip->next_row = 0;
 	return ip->rows.nrows > 0;
@@ -270,6 +294,7 @@ probe_batch(IndexProbeState *ip)
 	MemoryContext old = MemoryContextSwitchTo(ip->batch_cxt);
 	instr_time	start,
 				end;
+	int64		faults = thread_faults(ip);
 
 	INSTR_TIME_SET_CURRENT(start);
 	for (uint32 r = 0; r < nrows; r++)
@@ -320,6 +345,8 @@ probe_batch(IndexProbeState *ip)
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_SUBTRACT(end, start);
 	ip->probe_ms += INSTR_TIME_GET_MILLISEC(end);
+	if (faults >= 0)
+		ip->probe_faults += thread_faults(ip) - faults;
 }
 
 static TupleTableSlot *
@@ -452,6 +479,11 @@ explain_index_probe(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (es->timing)
 			ExplainPropertyText("Times", psprintf("read %.3f ms, probe %.3f ms",
 												  ip->read_ms, ip->probe_ms), es);
+		if (es->timing && ip->read_faults + ip->probe_faults > 0)
+			ExplainPropertyText("Page Faults",
+								psprintf("read %lld, probe %lld (this thread)",
+										 (long long) ip->read_faults,
+										 (long long) ip->probe_faults), es);
 	}
 	else
 	{
@@ -466,6 +498,11 @@ explain_index_probe(CustomScanState *node, List *ancestors, ExplainState *es)
 		{
 			ExplainPropertyFloat("Read Time", "ms", ip->read_ms, 3, es);
 			ExplainPropertyFloat("Probe Time", "ms", ip->probe_ms, 3, es);
+		}
+		if (es->timing && ip->read_faults + ip->probe_faults > 0)
+		{
+			ExplainPropertyInteger("Read Page Faults", NULL, ip->read_faults, es);
+			ExplainPropertyInteger("Probe Page Faults", NULL, ip->probe_faults, es);
 		}
 	}
 }
