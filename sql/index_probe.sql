@@ -42,7 +42,7 @@ CREATE FUNCTION pg_temp.probe_plan(q text) RETURNS SETOF text LANGUAGE plpgsql A
 DECLARE l text;
 BEGIN
   FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF l ~ '(IndexProbeJoin|Join Type|Index|Inner Filter|Direct Scan|Gather|Seq Scan)' THEN
+    IF l ~ '(IndexProbeJoin|Join Type|Index|Inner Filter|Direct Scan|Gather|Seq Scan|Aggregate)' THEN
       RETURN NEXT regexp_replace(l, '\s+$', '');
     END IF;
   END LOOP;
@@ -136,6 +136,11 @@ SET gpuhash.index_probe_cost_share = 0.01;
 SELECT * FROM pg_temp.probe_plan('SELECT * FROM po WHERE EXISTS (SELECT 1 FROM pi WHERE pi.k = po.k AND pi.d1 < pi.d2)');
 SELECT pg_temp.probe_same('SELECT * FROM po WHERE EXISTS (SELECT 1 FROM pi WHERE pi.k = po.k AND pi.d1 < pi.d2)');
 SELECT pg_temp.probe_same('SELECT * FROM po WHERE NOT EXISTS (SELECT 1 FROM pi WHERE pi.k8 = po.k8 AND pi.d1 < pi.d2)');
+-- a GROUP BY above: each participant's rows hashed into its groups, not sorted
+-- (index_probe_group.c), with PostgreSQL's answers, HAVING included
+SELECT * FROM pg_temp.probe_plan('SELECT g, count(*) FROM po WHERE EXISTS (SELECT 1 FROM pi WHERE pi.k = po.k AND pi.d1 < pi.d2) GROUP BY g ORDER BY g');
+SELECT pg_temp.probe_same('SELECT g, count(*), sum(id) FROM po WHERE EXISTS (SELECT 1 FROM pi WHERE pi.k = po.k AND pi.d1 < pi.d2) GROUP BY g ORDER BY g');
+SELECT pg_temp.probe_same('SELECT g, count(*) FROM po WHERE NOT EXISTS (SELECT 1 FROM pi WHERE pi.k = po.k AND pi.d1 < pi.d2) GROUP BY g HAVING count(*) % 2 = 0');
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

@@ -41,6 +41,7 @@
 #include "utils/date.h"
 #include "utils/selfuncs.h"
 
+#include "index_probe.h"
 #include "join_agg.h"
 #include "join_node.h"
 #include "read_cost.h"
@@ -1034,6 +1035,8 @@ gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *inpu
 		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
 
 	gpuhash_settings_ready();
+	if (stage == UPPERREL_GROUP_AGG)
+		gpuhash_index_probe_group_paths(root, input_rel, output_rel, gx);
 	if (!gpuhash_enable_join || !gpuhash_enable_aggregate || stage != UPPERREL_GROUP_AGG)
 		return;
 	n_groups_memo = n_shape_memo = 0;

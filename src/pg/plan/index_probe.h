@@ -43,6 +43,9 @@ enum
 extern void gpuhash_index_probe_paths(PlannerInfo *root, RelOptInfo *joinrel,
 									  RelOptInfo *outerrel, RelOptInfo *innerrel,
 									  JoinType jointype, JoinPathExtraData *extra);
+extern bool gpuhash_is_index_probe_path(const Path *path);
+extern void gpuhash_index_probe_group_paths(PlannerInfo *root, RelOptInfo *input_rel,
+											RelOptInfo *grouped_rel, GroupPathExtraData *gx);
 extern void gpuhash_index_probe_init(void);
 extern Node *gpuhash_index_probe_create_state(CustomScan *cscan);
 

@@ -51,6 +51,13 @@ static const CustomScanMethods index_probe_scan_methods = {
 	.CreateCustomScanState = gpuhash_index_probe_create_state,
 };
 
+bool
+gpuhash_is_index_probe_path(const Path *path)
+{
+	return IsA(path, CustomPath) &&
+		((const CustomPath *) path)->methods == &index_probe_path_methods;
+}
+
 /* The path's custom_private, in this order. */
 enum
 {
