@@ -54,7 +54,7 @@ gpuhash_index_probe_group_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		probe->parallel_workers < 1)
 		return;
 	partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG, grouped_rel->relids);
-	if (partial_rel->reltarget == NULL)
+	if (partial_rel->reltarget == NULL || !partial_rel->consider_parallel)
 		return;
 
 	/* the estimates PostgreSQL's own chains carry, so that only costs differ */
