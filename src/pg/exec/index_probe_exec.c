@@ -84,8 +84,8 @@ typedef struct IndexProbeState
 	uint64		heap_fetched;
 	double		read_ms;
 	double		probe_ms;
-	int64		read_faults;	/* page faults of this thread, or -1 */
-	int64		probe_faults;
+	int64		read_faults;	/* page faults of the node's thread, when */
+	int64		probe_faults;	/* instrumented and the system tells them */
 } IndexProbeState;
 
 static void begin_index_probe(CustomScanState *node, EState *estate, int eflags);
