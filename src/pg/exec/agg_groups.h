@@ -28,7 +28,23 @@ typedef struct GpuAggGroups
 	uint64		entries_cap;
 	uint32	   *slots;			/* group number + 1, or 0 when free */
 	uint64		mask;			/* slots - 1 (a power of two, less 1) */
+
+	/*
+	 * A small group space is also an array (agg_groups.c's dense front):
+	 * key k's values from lo[k] (in key_order's unsigned order) to lo[k] +
+	 * span[k] - 1, and NULL (offset span[k]), number the cells, which hold group number + 1, or 0 until that group
+	 * is first looked up through them.  dense_off: the keys seen did not
+	 * fit GPUHASH_DENSE_MAX_CELLS.
+	 */
+	uint32	   *cells;
+	uint64		lo[GPUHASH_AGG_MAX_KEYS];
+	uint64		span[GPUHASH_AGG_MAX_KEYS];
+	bool		dense_off;
+	uint64		dense_rows;		/* rows whose group the cells gave */
 } GpuAggGroups;
+
+/* cells of the dense front at most: 256 kB of group numbers */
+#define GPUHASH_DENSE_MAX_CELLS 65536
 
 extern void gpuhash_groups_init(GpuAggGroups *g, MemoryContext cxt, int nkeys, Size acc_bytes);
 extern void gpuhash_groups_reset(GpuAggGroups *g);

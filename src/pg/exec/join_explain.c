@@ -192,6 +192,7 @@ gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	const GpuJoinStats *built = gj->stats.built ? &gj->stats : NULL;
 	uint64		repeats;
 	uint64		rekeys;
+	uint64		dense;
 
 	context = set_deparse_context_plan(es->deparse_cxt, (Plan *) cscan, ancestors);
 	if (gj->scan_only)
@@ -257,6 +258,9 @@ gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	rekeys = sum_stat(gj, offsetof(GpuJoinStats, semi_rekeys));
 	if (rekeys > 0)
 		ExplainPropertyUInteger("Keys Probed Again", NULL, rekeys, es);
+	dense = sum_stat(gj, offsetof(GpuJoinStats, dense_group_rows));
+	if (dense > 0)
+		ExplainPropertyUInteger("Groups Found By Array", "rows", dense, es);
 	if (gj->all_stats == NULL)
 	{
 		explain_stats(&gj->stats, es);

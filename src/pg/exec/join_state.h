@@ -59,6 +59,7 @@ typedef struct GpuJoinStats
 	bool		kf_dropped;		/* ... switched off after its first rows */
 	uint64		repeat_keys;	/* right semi or anti: probe rows whose key was probed already */
 	uint64		semi_rekeys;	/* semi or anti with other clauses: keys probed again for more pairs */
+	uint64		dense_group_rows;	/* GROUP BY: rows whose group the dense front found */
 } GpuJoinStats;
 
 typedef enum GpuJoinEmit

@@ -1,0 +1,87 @@
+--
+-- The dense front of GpuHashAggregate's groups: where the group keys seen
+-- so far fit a box of at most 65536 cells (each key's range, rounded up to
+-- a power of two, plus one cell for NULL), a row's group is found by its
+-- keys' offsets in an array; the box grows as keys outside it come, and is
+-- given up for the hash table past that size (EXPLAIN ANALYZE: "Groups
+-- Found By Array").  Each query is compared, as a multiset, with
+-- PostgreSQL's own plan, and says how many rows were found by the array:
+-- all of them, none, or some (when the box was given up part way).  Batches
+-- are 1024 rows, so the box grows over many of them.
+--
+\i sql/fold_setup.psql
+
+\i sql/compare.psql
+
+-- rows of q whose group the array found, run with PostgreSQL's joins off
+CREATE FUNCTION pg_temp.by_array(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE l text; n bigint := 0; folded bigint := 0;
+BEGIN
+  PERFORM set_config('enable_hashjoin', 'off', true);
+  PERFORM set_config('enable_mergejoin', 'off', true);
+  PERFORM set_config('enable_nestloop', 'off', true);
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF l ~ 'Groups Found By Array: ' THEN
+      n := n + substring(l from 'Groups Found By Array: (\d+) rows')::bigint;
+    END IF;
+    IF l ~ '(Probe Rows|Rows Folded): ' THEN
+      folded := folded + substring(l from '(?:Probe Rows|Rows Folded): (\d+)')::bigint;
+    END IF;
+  END LOOP;
+  PERFORM set_config('enable_hashjoin', 'on', true);
+  PERFORM set_config('enable_mergejoin', 'on', true);
+  PERFORM set_config('enable_nestloop', 'on', true);
+  RETURN CASE WHEN n = 0 THEN 'none' WHEN n >= folded THEN 'all' ELSE 'some' END;
+END $$;
+
+CREATE FUNCTION pg_temp.same_by_array(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN pg_temp.by_array(q) || ' by array: ' || pg_temp.same(q);
+END $$;
+
+-- group keys of every kind: small ranges with NULLs and negatives, a date
+-- that keeps growing, int8 values at both ends of the range, values near
+-- the top of the range only, a key whose range passes the box part way
+-- through the table, text and bool
+CREATE TABLE dnf (id int4, k int4, small int2, neg int4, day date, huge int8, top int8,
+                 late int4, word text, flag bool, amount int4);
+INSERT INTO dnf SELECT i, (i * 7919) % 1000,
+                      CASE WHEN i % 7 = 0 THEN NULL ELSE (i % 9)::int2 END,
+                      CASE WHEN i % 11 = 0 THEN NULL ELSE i % 13 - 20 END,
+                      date '2020-01-01' + i / 40,
+                      CASE WHEN i % 2 = 0 THEN -9223372036854775807 - 1 + i % 5
+                           ELSE 9223372036854775807 - i % 5 END,
+                      9223372036854775807 - i % 6,
+                      CASE WHEN i < 15000 THEN i % 100 ELSE i * 10 END,
+                      CASE WHEN i % 5 = 0 THEN NULL ELSE 'w' || (i % 30) END,
+                      CASE WHEN i % 4 = 0 THEN NULL ELSE i % 3 = 0 END,
+                      (i * 37) % 1000 - 500
+               FROM generate_series(1, 20000) i;
+CREATE TABLE dnd (k int4, cat int4);
+INSERT INTO dnd SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE i % 6 END FROM generate_series(0, 999) i;
+ANALYZE dnf; ANALYZE dnd;
+
+SET max_parallel_workers_per_gather = 0;
+SELECT q, pg_temp.same_by_array(q) FROM (VALUES
+  ('SELECT dnf.small, dnd.cat, count(*), sum(dnf.amount) FROM dnf JOIN dnd ON dnf.k = dnd.k GROUP BY dnf.small, dnd.cat'),
+  ('SELECT dnf.neg, dnf.flag, count(*), min(dnf.amount) FROM dnf JOIN dnd ON dnf.k = dnd.k GROUP BY dnf.neg, dnf.flag'),
+  ('SELECT dnf.day, count(*), avg(dnf.amount) FROM dnf JOIN dnd ON dnf.k = dnd.k GROUP BY dnf.day'),
+  ('SELECT dnf.top, dnd.cat, count(*) FROM dnf JOIN dnd ON dnf.k = dnd.k GROUP BY dnf.top, dnd.cat'),
+  ('SELECT dnf.word, dnf.small, count(*), sum(dnf.amount) FROM dnf JOIN dnd ON dnf.k = dnd.k GROUP BY dnf.word, dnf.small'),
+  ('SELECT dnf.huge, count(*), sum(dnf.amount) FROM dnf JOIN dnd ON dnf.k = dnd.k GROUP BY dnf.huge'),
+  ('SELECT dnf.id, count(*) FROM dnf JOIN dnd ON dnf.k = dnd.k GROUP BY dnf.id'),
+  ('SELECT dnf.late, count(*), max(dnf.amount) FROM dnf JOIN dnd ON dnf.k = dnd.k GROUP BY dnf.late'),
+  ('SELECT dnf.small, dnf.neg, dnf.day, count(*) FROM dnf JOIN dnd ON dnf.k = dnd.k GROUP BY dnf.small, dnf.neg, dnf.day'),
+  ('SELECT x, (SELECT string_agg(s::text, '','' ORDER BY s::text) FROM (SELECT dnd.cat, count(*) FROM dnf JOIN dnd ON dnf.k = dnd.k WHERE dnf.small < x GROUP BY dnd.cat) s) FROM generate_series(0, 3) x')
+) AS c(q);
+
+-- parallel: each participant keeps its own array (a worker's rows are not known
+-- in advance, so only keys all in the box or none)
+SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2;
+SELECT q, pg_temp.same_by_array(q) FROM (VALUES
+  ('SELECT dnf.small, dnd.cat, count(*), sum(dnf.amount) FROM dnf JOIN dnd ON dnf.k = dnd.k GROUP BY dnf.small, dnd.cat'),
+  ('SELECT dnf.huge, count(*), sum(dnf.amount) FROM dnf JOIN dnd ON dnf.k = dnd.k GROUP BY dnf.huge')
+) AS c(q);
+RESET parallel_setup_cost; RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size; RESET max_parallel_workers_per_gather;
