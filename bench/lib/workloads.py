@@ -149,12 +149,6 @@ ENGINES = [
            {"max_parallel_workers_per_gather": "{cores}", "max_parallel_workers": "{cores}",
             "gpuhash.device": "cpu", "gpuhash.enable_join": "on", "gpuhash.parallel_workers": "{readers}"},
            check="SELECT gpuhash_backend() = 'cpu'", prelude="LOAD 'gpuhash';\n"),
-    # planner_gpu with each middle level of a chain copying its pairs' columns, as before
-    # gpuhash.chain_keys_only (NOTES 56)
-    Engine("planner_gpu_copy", "native",
-           {"max_parallel_workers_per_gather": "{cores}", "max_parallel_workers": "{cores}",
-            "gpuhash.device": "gpu", "gpuhash.enable_join": "on", "gpuhash.chain_keys_only": "off"},
-           check="SELECT gpuhash_backend() = 'gpu'", prelude="LOAD 'gpuhash';\n"),
     # planner_gpu with an earlier commit's library, gpuhash_prev.so (bench/host/prev-source and
     # tpch-piece build it): two commits on one machine.  No check: the check's function would load
     # the present library beside it.
@@ -165,7 +159,7 @@ ENGINES = [
 ]
 
 # engines run only when named with --engines (previous_gpu needs gpuhash_prev.so installed)
-NAMED_ONLY = {"previous_gpu", "planner_gpu_copy", "planner_gpu_wait", "planner_gpu_wide", "planner_cpu_wide"}
+NAMED_ONLY = {"previous_gpu", "planner_gpu_wait", "planner_gpu_wide", "planner_cpu_wide"}
 
 REFERENCE = "native_serial"
 

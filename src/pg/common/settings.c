@@ -45,7 +45,6 @@ int			gpuhash_parallel_workers = -1;
 bool		gpuhash_direct_scan = true;
 bool		gpuhash_read_thread = true;
 bool		gpuhash_chain_batches = true;
-bool		gpuhash_chain_keys_only = true;
 bool		gpuhash_key_filter = true;
 bool		gpuhash_late_filter = true;
 bool		gpuhash_build_outer = true;
@@ -203,13 +202,6 @@ static const Setting settings[] = {
 		"batches instead of being formed as tuples. Applies to inner joins "
 		"without other join clauses.",
 		&gpuhash_chain_batches, 1, 0, 0, PGC_USERSET, 0, NULL},
-	{"gpuhash.chain_keys_only", SETTING_BOOL,
-		"Lets the middle levels of a chain of GPU hash joins read only their keys from the level below.",
-		"A level between two others then copies no columns into its batch: "
-		"the level above reads each pair's columns through the levels below "
-		"it. Applies where gpuhash.chain_batches does and every column passed "
-		"up is by value.",
-		&gpuhash_chain_keys_only, 1, 0, 0, PGC_USERSET, 0, NULL},
 	{"gpuhash.key_filter", SETTING_BOOL,
 		"Lets a selective GPU hash join drop its outer rows whose keys are not in its table as they are read.",
 		"A Bloom filter of the table's keys is tested as a directly read outer "

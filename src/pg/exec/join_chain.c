@@ -101,15 +101,6 @@ gpuhash_join_next_child_pair(GpuJoinState *gj, Datum **values, bool **isnull)
 	*isnull = gj->row_isnull;
 	if (!gpuhash_join_child_has_pairs(gj))
 		return false;
-	if (child->fused)
-	{
-		uint64		j = child->pos++;
-
-		for (int c = 0; c < gj->n_outer; c++)
-			gj->row_values[c] = gpuhash_chain_column(child, j, gj->child_col[c],
-													 &gj->row_isnull[c]);
-		return true;
-	}
 	gpuhash_child_pair_at(child, child->pos++, &p);
 	for (int c = 0; c < gj->n_outer; c++)
 		gj->row_values[c] = gpuhash_child_pair_column(child, &p, gj->child_col[c],
@@ -131,27 +122,4 @@ gpuhash_join_pair_copy_ok(GpuJoinState *gj)
 	return !gj->scan_only && !gj->outer.any_byref && gj->outer.ncols == gj->n_outer &&
 		child->outer.ncols == child->n_outer &&
 		(child->inner_in_table || child->inner.ncols == child->n_inner);
-}
-
-/*
- * Settle, before this node's first batch of a scan, whether the GpuHashJoin
- * below keeps only keys: where it too reads the pairs of a join below it,
- * and both it and this node copy by-value columns in place.  Then this node
- * copies each of its rows once, through the levels below, where every
- * level used to copy its own (a W8 star's middle level spent 8 % of a
- * serial run copying, bench/NOTES.md section 55).
- */
-void
-gpuhash_join_fuse_child(GpuJoinState *gj)
-{
-	GpuJoinState *child = gj->outer_child;
-
-	gj->child_fuse_decided = true;
-	child->fused = false;
-	if (!gpuhash_chain_keys_only || child->outer_child == NULL ||
-		child->emit != EMIT_NONE || child->held_batch || !gpuhash_join_pair_copy_ok(gj))
-		return;
-	/* the stores of the join below the child, made by its build */
-	gpuhash_join_ensure_built(child->outer_child);
-	child->fused = gpuhash_join_pair_copy_ok(child);
 }

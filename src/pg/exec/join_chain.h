@@ -39,14 +39,16 @@ typedef struct ChildPair
 	int64		key;			/* and the pair's key */
 } ChildPair;
 
-/* The rows of the child's pair j. */
+/* The rows of the child's pair j, fetching the build row of a later pair ahead. */
 static inline void
-gpuhash_child_pair_rows(const GpuJoinState *child, uint64 j, ChildPair *p)
+gpuhash_child_pair_at(GpuJoinState *child, uint64 j, ChildPair *p)
 {
 	uint64		orow = child->pidx[j];
 	const GpuhashStore *co = &child->outer;
 	const GpuhashStore *ci = &child->inner;
 
+	if (j + PAIR_PREFETCH_AHEAD < child->npairs && !child->inner_in_table)
+		__builtin_prefetch(ci->rows + child->brow[j + PAIR_PREFETCH_AHEAD] * ci->stride);
 	p->ov = (const Datum *) (co->rows + orow * co->stride);
 	p->on = (const bool *) (p->ov + co->ncols);
 	p->payload = child->brow[j];
@@ -62,17 +64,6 @@ gpuhash_child_pair_rows(const GpuJoinState *child, uint64 j, ChildPair *p)
 		p->in = (const bool *) (p->iv + ci->ncols);
 		p->key = 0;
 	}
-}
-
-/* The rows of the child's pair j, fetching the build row of a later pair ahead. */
-static inline void
-gpuhash_child_pair_at(GpuJoinState *child, uint64 j, ChildPair *p)
-{
-	const GpuhashStore *ci = &child->inner;
-
-	if (j + PAIR_PREFETCH_AHEAD < child->npairs && !child->inner_in_table)
-		__builtin_prefetch(ci->rows + child->brow[j + PAIR_PREFETCH_AHEAD] * ci->stride);
-	gpuhash_child_pair_rows(child, j, p);
 }
 
 /*
@@ -105,57 +96,7 @@ gpuhash_child_pair_column(const GpuJoinState *child, const ChildPair *p, int k, 
 	return v[k];
 }
 
-/*
- * Inner column k of pair j of a middle level, which keeps no batch rows:
- * its table's payload or key, or its build row's column.
- */
-static inline Datum
-gpuhash_fused_inner_column(const GpuJoinState *x, uint64 j, int k, bool *isnull)
-{
-	const GpuhashStore *st = &x->inner;
-	const Datum *v;
-	const bool *n;
-
-	if (x->inner_in_table)
-	{
-		*isnull = false;
-		return gpuhash_inner_table_datum(x, k, x->brow[j],
-										 gpuhash_key_at(x->outer_keys->ptr, x->key_width,
-														x->pidx[j]));
-	}
-	v = (const Datum *) (st->rows + x->brow[j] * st->stride);
-	n = (const bool *) (v + st->ncols);
-	*isnull = n[k];
-	if (!n[k] && !st->byval[k])
-		return PointerGetDatum(st->arena + v[k]);
-	return v[k];
-}
-
-/*
- * Column k of the scan tuple of pair j of x, a GpuHashJoin read as pairs:
- * from its batch and build rows, or, where x is a middle level that keeps
- * only keys, from the levels below it, down to the one that keeps rows.
- * Valid until the next batch of any level on the way.
- */
-static inline Datum
-gpuhash_chain_column(const GpuJoinState *x, uint64 j, int k, bool *isnull)
-{
-	ChildPair	p;
-
-	while (x->fused)
-	{
-		if (k >= x->n_outer)
-			return gpuhash_fused_inner_column(x, j, k - x->n_outer, isnull);
-		j = x->fused_up[x->pidx[j]];
-		k = x->child_col[k];
-		x = x->outer_child;
-	}
-	gpuhash_child_pair_rows(x, j, &p);
-	return gpuhash_child_pair_column(x, &p, k, isnull);
-}
-
 /* join_chain.c */
-extern void gpuhash_join_fuse_child(GpuJoinState *gj);
 extern void gpuhash_join_link_child(GpuJoinState *gj, PlanState *outer);
 extern bool gpuhash_join_child_has_pairs(GpuJoinState *gj);
 extern bool gpuhash_join_next_child_pair(GpuJoinState *gj, Datum **values, bool **isnull);

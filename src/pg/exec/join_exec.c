@@ -868,87 +868,17 @@ fill_from_child_pairs(GpuJoinState *gj, GpuhashOverlap *ov)
 			break;
 		}
 		nread++;
+		gpuhash_child_pair_at(child, child->pos++, &p);
 		v = gpuhash_store_slot(&gj->outer);
 		n = (bool *) (v + gj->outer.ncols);
-		if (child->fused)
-		{
-			uint64		j = child->pos++;
-
-			for (int c = 0; c < gj->n_outer; c++)
-				v[c] = gpuhash_chain_column(child, j, gj->child_col[c], &n[c]);
-		}
-		else
-		{
-			gpuhash_child_pair_at(child, child->pos++, &p);
-			for (int c = 0; c < gj->n_outer; c++)
-				v[c] = gpuhash_child_pair_column(child, &p, gj->child_col[c], &n[c]);
-		}
+		for (int c = 0; c < gj->n_outer; c++)
+			v[c] = gpuhash_child_pair_column(child, &p, gj->child_col[c], &n[c]);
 		keynull = !outer_row_key(gj, v, n, &key);
 		if (batch_skips(gj, keynull, key))
 			continue;
 		if (batch_takes_key(gj, ov, gpuhash_store_commit(&gj->outer), keynull, key))
 			break;
 	}
-	return nread;
-}
-
-/*
- * A middle level's batch (gpuhash_join_fuse_child): the keys of the pairs
- * below, from one of that join's pair chunks only, so that fused_up can
- * name them until this batch's pairs are all taken.  No columns are kept:
- * the batch's rows are counted, their columns read through the level below
- * by whoever takes the pairs.  Returns the pairs read.
- */
-static uint64
-fill_fused_keys(GpuJoinState *gj, GpuhashOverlap *ov)
-{
-	GpuJoinState *child = gj->outer_child;
-	Datum	   *kv = gj->row_values;
-	bool	   *kn = gj->row_isnull;
-	int			k1 = gj->outer_key - 1;
-	int			k2 = gj->outer_key2 - 1;
-	uint64		nread = 0;
-	uint64		n = 0;
-
-	if (gj->fused_cap < gj->batch_rows)
-	{
-		if (gj->fused_up)
-			pfree(gj->fused_up);
-		gj->fused_up = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows * sizeof(uint32));
-		gj->fused_cap = gj->batch_rows;
-	}
-	while (n < gj->batch_rows)
-	{
-		uint64		j;
-		bool		keynull;
-		int64		key = 0;
-
-		if (child->emit != EMIT_PAIRS || child->pos >= child->npairs)
-		{
-			/* the rows in hand name pairs of the chunk just ended */
-			if (n > 0)
-				break;
-			if (!gpuhash_join_child_has_pairs(gj))
-			{
-				gj->outer_done = true;
-				break;
-			}
-		}
-		nread++;
-		j = child->pos++;
-		kv[k1] = gpuhash_chain_column(child, j, gj->child_col[k1], &kn[k1]);
-		if (k2 >= 0)
-			kv[k2] = gpuhash_chain_column(child, j, gj->child_col[k2], &kn[k2]);
-		keynull = !outer_row_key(gj, kv, kn, &key);
-		if (batch_skips(gj, keynull, key))
-			continue;
-		gj->fused_up[n] = (uint32) j;
-		if (batch_takes_key(gj, ov, n++, keynull, key))
-			break;
-	}
-	gj->outer.nrows = n;
-	if (n > 0)
-		gj->stats.keys_only_batches++;
 	return nread;
 }
 
@@ -980,11 +910,7 @@ fill_batch(GpuJoinState *gj, GpuhashOverlap *ov)
 	/* the child's stores, made by its build, say whether its pairs copy in place */
 	if (gj->outer_child && !gj->scan_only)
 		gpuhash_join_ensure_built(gj->outer_child);
-	if (gj->outer_child && !gj->child_fuse_decided)
-		gpuhash_join_fuse_child(gj);
-	if (gj->fused)
-		nread = fill_fused_keys(gj, ov);
-	else if (gj->outer_child && gpuhash_join_pair_copy_ok(gj))
+	if (gj->outer_child && gpuhash_join_pair_copy_ok(gj))
 		nread = fill_from_child_pairs(gj, ov);
 	else
 		while (gj->outer.nrows < gj->batch_rows)
@@ -1554,10 +1480,6 @@ reset_outer(GpuJoinState *gj)
 	if (gj->outer.cxt)
 		gpuhash_store_reset(&gj->outer);
 	gj->held_batch = gj->held_done = false;
-	/* settled again at the next scan's first batch */
-	gj->child_fuse_decided = false;
-	if (gj->outer_child)
-		gj->outer_child->fused = false;
 }
 
 void

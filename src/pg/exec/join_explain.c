@@ -225,11 +225,7 @@ gpuhash_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Direct Scan", buf.data, es);
 	}
 	if ((es->verbose || es->analyze) && gj->outer_child)
-		ExplainPropertyText("Outer Side",
-							es->analyze && sum_stat(gj, offsetof(GpuJoinStats, keys_only_batches)) > 0 ?
-							"keys of the pairs of the GpuHashJoin below, read in batches; "
-							"columns read through it by the join above" :
-							"pairs of the GpuHashJoin below, read in batches", es);
+		ExplainPropertyText("Outer Side", "pairs of the GpuHashJoin below, read in batches", es);
 
 	for (int i = 0; built == NULL && gj->all_stats && i < gj->nparticipants; i++)
 		if (gj->all_stats[i].built)

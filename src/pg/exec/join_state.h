@@ -51,7 +51,6 @@ typedef struct GpuJoinStats
 	uint64		build_rows;
 	uint64		outer_rows;
 	uint64		batches;
-	uint64		keys_only_batches;	/* ... of which a middle level's keys only */
 	uint64		table_bytes;	/* hash table memory on its device */
 	uint64		peak_device_bytes;	/* context's device memory, at most */
 	uint64		kf_bytes;		/* the outer rows' key filter: its size, */
@@ -144,20 +143,6 @@ typedef struct GpuJoinState
 	 */
 	struct GpuJoinState *outer_child;
 	int		   *child_col;
-
-	/*
-	 * A middle level of a chain (gpuhash.chain_keys_only, join_chain.c):
-	 * its batch keeps no columns, only the keys of a slice of the pairs
-	 * below, and its row i is the pair below numbered fused_up[i] (of
-	 * fused_cap at most).  Its parent reads its pairs' columns through the
-	 * levels (gpuhash_chain_column) and is the one that copies them.
-	 * child_fuse_decided: whether outer_child is to be read so has been
-	 * settled for this scan.
-	 */
-	bool		fused;
-	bool		child_fuse_decided;
-	uint32	   *fused_up;
-	uint64		fused_cap;
 	Datum	   *row_values;		/* a row from a reader */
 	bool	   *row_isnull;
 

@@ -25,7 +25,6 @@ extern bool gpuhash_read_thread;
 extern bool gpuhash_overlap_probes;
 extern bool gpuhash_read_during_build;
 extern bool gpuhash_chain_batches;
-extern bool gpuhash_chain_keys_only;
 extern bool gpuhash_key_filter;
 extern bool gpuhash_late_filter;
 extern bool gpuhash_build_outer;
