@@ -12,27 +12,15 @@
 \i sql/fold_setup.psql
 
 \i sql/compare.psql
+\i sql/analyze_lines.psql
 
--- rows of q whose group the array found, run with PostgreSQL's joins off
-CREATE FUNCTION pg_temp.by_array(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE l text; n bigint := 0; folded bigint := 0;
-BEGIN
-  PERFORM set_config('enable_hashjoin', 'off', true);
-  PERFORM set_config('enable_mergejoin', 'off', true);
-  PERFORM set_config('enable_nestloop', 'off', true);
-  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF l ~ 'Groups Found By Array: ' THEN
-      n := n + substring(l from 'Groups Found By Array: (\d+) rows')::bigint;
-    END IF;
-    IF l ~ '(Probe Rows|Rows Folded): ' THEN
-      folded := folded + substring(l from '(?:Probe Rows|Rows Folded): (\d+)')::bigint;
-    END IF;
-  END LOOP;
-  PERFORM set_config('enable_hashjoin', 'on', true);
-  PERFORM set_config('enable_mergejoin', 'on', true);
-  PERFORM set_config('enable_nestloop', 'on', true);
-  RETURN CASE WHEN n = 0 THEN 'none' WHEN n >= folded THEN 'all' ELSE 'some' END;
-END $$;
+-- rows of q whose group the array found: all, some or none of those folded
+CREATE FUNCTION pg_temp.by_array(q text) RETURNS text LANGUAGE sql AS $$
+  SELECT CASE WHEN n = 0 THEN 'none' WHEN n >= folded THEN 'all' ELSE 'some' END
+  FROM (SELECT coalesce(sum(substring(l from 'Groups Found By Array: (\d+) rows')::bigint), 0) AS n,
+               coalesce(sum(substring(l from '(?:Probe Rows|Rows Folded): (\d+)')::bigint), 0) AS folded
+        FROM pg_temp.analyze_lines(q) l) s
+$$;
 
 CREATE FUNCTION pg_temp.same_by_array(q text) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
