@@ -32,7 +32,7 @@ END $$;
 -- the top of the range only, a key whose range passes the box part way
 -- through the table, text and bool
 CREATE TABLE dnf (id int4, k int4, small int2, neg int4, day date, huge int8, top int8,
-                 late int4, word text, flag bool, amount int4);
+                 late int4, word text, flag bool, amount int4, price numeric(10,2));
 INSERT INTO dnf SELECT i, (i * 7919) % 1000,
                       CASE WHEN i % 7 = 0 THEN NULL ELSE (i % 9)::int2 END,
                       CASE WHEN i % 11 = 0 THEN NULL ELSE i % 13 - 20 END,
@@ -43,7 +43,8 @@ INSERT INTO dnf SELECT i, (i * 7919) % 1000,
                       CASE WHEN i < 15000 THEN i % 100 ELSE i * 10 END,
                       CASE WHEN i % 5 = 0 THEN NULL ELSE 'w' || (i % 30) END,
                       CASE WHEN i % 4 = 0 THEN NULL ELSE i % 3 = 0 END,
-                      (i * 37) % 1000 - 500
+                      (i * 37) % 1000 - 500,
+                      (i % 1000) / 8.0
                FROM generate_series(1, 20000) i;
 CREATE TABLE dnd (k int4, cat int4);
 INSERT INTO dnd SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE i % 6 END FROM generate_series(0, 999) i;
@@ -60,6 +61,8 @@ SELECT q, pg_temp.same_by_array(q) FROM (VALUES
   ('SELECT dnf.id, count(*) FROM dnf JOIN dnd ON dnf.k = dnd.k GROUP BY dnf.id'),
   ('SELECT dnf.late, count(*), max(dnf.amount) FROM dnf JOIN dnd ON dnf.k = dnd.k GROUP BY dnf.late'),
   ('SELECT dnf.small, dnf.neg, dnf.day, count(*) FROM dnf JOIN dnd ON dnf.k = dnd.k GROUP BY dnf.small, dnf.neg, dnf.day'),
+  -- a fold with no join
+  ('SELECT dnf.small, dnf.word, count(*), sum(dnf.price), avg(dnf.price) FROM dnf WHERE dnf.day < date ''2021-01-01'' GROUP BY dnf.small, dnf.word'),
   ('SELECT x, (SELECT string_agg(s::text, '','' ORDER BY s::text) FROM (SELECT dnd.cat, count(*) FROM dnf JOIN dnd ON dnf.k = dnd.k WHERE dnf.small < x GROUP BY dnd.cat) s) FROM generate_series(0, 3) x')
 ) AS c(q);
 

@@ -164,6 +164,13 @@ gpuhash_groups_find(GpuAggGroups *g, const int64 *keys, uint8 nullmask, bool mak
 	return probe(g, clean, nullmask, make);
 }
 
+/* a key as an unsigned number of the same order: offsets in the cells cannot overflow */
+static inline uint64
+key_order(int64 v)
+{
+	return (uint64) v ^ (UINT64CONST(1) << 63);
+}
+
 /*
  * Do the cells of the dense front cover the n rows' keys?  Where they do
  * not, a box around both the keys the cells covered and these is tried,
@@ -172,13 +179,6 @@ gpuhash_groups_find(GpuAggGroups *g, const int64 *keys, uint8 nullmask, bool mak
  * span is a power of two, so that keys that keep growing (dates) remake
  * the cells only each time their range doubles.
  */
-/* a key as an unsigned number of the same order: offsets in the cells cannot overflow */
-static inline uint64
-key_order(int64 v)
-{
-	return (uint64) v ^ (UINT64CONST(1) << 63);
-}
-
 static bool
 dense_covers(GpuAggGroups *g, int n, int64 *const *keys, const uint8 *nullmask)
 {
@@ -240,6 +240,7 @@ dense_covers(GpuAggGroups *g, int n, int64 *const *keys, const uint8 *nullmask)
 	if (g->cells)
 		pfree(g->cells);
 	g->cells = MemoryContextAllocZero(g->cxt, ncells * sizeof(uint32));
+	g->ncells = ncells;
 	memcpy(g->lo, lo, sizeof(lo));
 	memcpy(g->span, span, sizeof(span));
 	return true;

@@ -32,11 +32,13 @@ typedef struct GpuAggGroups
 	/*
 	 * A small group space is also an array (agg_groups.c's dense front):
 	 * key k's values from lo[k] (in key_order's unsigned order) to lo[k] +
-	 * span[k] - 1, and NULL (offset span[k]), number the cells, which hold group number + 1, or 0 until that group
-	 * is first looked up through them.  dense_off: the keys seen did not
-	 * fit GPUHASH_DENSE_MAX_CELLS.
+	 * span[k] - 1, and NULL (offset span[k]), number its ncells cells, which
+	 * hold group number + 1, or 0 until that group is first looked up
+	 * through them.  dense_off: the keys seen did not fit
+	 * GPUHASH_DENSE_MAX_CELLS.
 	 */
 	uint32	   *cells;
+	uint64		ncells;
 	uint64		lo[GPUHASH_AGG_MAX_KEYS];
 	uint64		span[GPUHASH_AGG_MAX_KEYS];
 	bool		dense_off;
@@ -105,11 +107,12 @@ gpuhash_mix64(uint64 h)
 	return h;
 }
 
-/* memory the table's entries and slots take */
+/* memory the table's entries, slots and dense cells take */
 static inline Size
 gpuhash_groups_bytes(const GpuAggGroups *g)
 {
-	return g->entries_cap * g->entry_size + (g->slots ? (g->mask + 1) * sizeof(uint32) : 0);
+	return g->entries_cap * g->entry_size + (g->slots ? (g->mask + 1) * sizeof(uint32) : 0) +
+		(g->cells ? g->ncells * sizeof(uint32) : 0);
 }
 
 /* Has the table passed hash_mem?  (It does not grow on past it; agg_exec.c.) */

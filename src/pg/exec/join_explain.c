@@ -177,6 +177,8 @@ explain_scan_only(GpuJoinState *gj, List *context, bool useprefix, ExplainState 
 		ExplainPropertyUInteger("Rows Folded", NULL, gj->stats.outer_rows, es);
 		ExplainPropertyFloat("Read Time", "ms", gj->stats.read_ms, 3, es);
 		ExplainPropertyFloat("Fold Time", "ms", gj->stats.fold_ms, 3, es);
+		if (gj->stats.dense_group_rows > 0)
+			ExplainPropertyUInteger("Groups Found By Array", "rows", gj->stats.dense_group_rows, es);
 		if (gj->stats.flushes > 0)
 			ExplainPropertyUInteger("Groups Emitted Early", "times", gj->stats.flushes, es);
 	}
