@@ -697,7 +697,6 @@ find_groups(GpuJoinState *gj, const uint32 *orow, const uint64 *brow, int m, uin
 	int64	   *keys[GPUHASH_AGG_MAX_KEYS];
 	uint8		nulls[FOLD_CHUNK];
 	bool		isnull[FOLD_CHUNK];
-	uint64		dense = gj->groups->dense_rows;
 
 	memset(nulls, 0, m);
 	for (int k = 0; k < gj->ngroupkeys; k++)
@@ -714,8 +713,8 @@ find_groups(GpuJoinState *gj, const uint32 *orow, const uint64 *brow, int m, uin
 		for (int j = 0; j < m; j++)
 			nulls[j] |= isnull[j] << k;
 	}
-	gpuhash_groups_find_batch(gj->groups, m, keys, nulls, group);
-	gj->stats.dense_group_rows += gj->groups->dense_rows - dense;
+	if (gpuhash_groups_find_batch(gj->groups, m, keys, nulls, group))
+		gj->stats.dense_group_rows += m;
 }
 
 /* Decode the numeric columns the arguments read, for m joined rows. */

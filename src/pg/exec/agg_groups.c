@@ -246,50 +246,48 @@ dense_covers(GpuAggGroups *g, int n, int64 *const *keys, const uint8 *nullmask)
 	return true;
 }
 
-/*
- * The groups of n rows whose key k is keys[k][j], NULL where nullmask[j]'s
- * bit k is set.  A small group space is looked up in the dense front's
- * cells, by the keys' offsets, and a row goes to the hash table only the
- * first time its group is seen there: a star's few dozen groups cost a
- * hash and a probe a row otherwise (4.5 % of a serial W8, bench/NOTES.md
- * section 55).
- */
-void
-gpuhash_groups_find_batch(GpuAggGroups *g, int n, int64 *const *keys, const uint8 *nullmask,
-						  uint32 *group)
+/* The group of row j of a batch (keys as in gpuhash_groups_find_batch), made if new. */
+static inline uint32
+probe_row(GpuAggGroups *g, int64 *const *keys, int j, uint8 nullmask)
 {
 	int64		row[GPUHASH_AGG_MAX_KEYS];
 
-	if (!g->dense_off && dense_covers(g, n, keys, nullmask))
+	/* a NULL key's value is not part of the group */
+	for (int k = 0; k < g->nkeys; k++)
+		row[k] = (nullmask & (1 << k)) ? 0 : keys[k][j];
+	return probe(g, row, nullmask, true);
+}
+
+/*
+ * The groups of n rows whose key k is keys[k][j], NULL where nullmask[j]'s
+ * bit k is set; true when the dense front's cells found them.  A small
+ * group space is looked up in the cells, by the keys' offsets, and a row
+ * goes to the hash table only the first time its group is seen there: a
+ * star's few dozen groups cost a hash and a probe a row otherwise (4.5 % of
+ * a serial W8, bench/NOTES.md section 55).
+ */
+bool
+gpuhash_groups_find_batch(GpuAggGroups *g, int n, int64 *const *keys, const uint8 *nullmask,
+						  uint32 *group)
+{
+	if (g->dense_off || !dense_covers(g, n, keys, nullmask))
 	{
 		for (int j = 0; j < n; j++)
-		{
-			uint64		cell = 0;
-			uint32		v;
-
-			for (int k = 0; k < g->nkeys; k++)
-				cell = cell * (g->span[k] + 1) +
-					((nullmask[j] & (1 << k)) ? g->span[k] : key_order(keys[k][j]) - g->lo[k]);
-			v = g->cells[cell];
-			if (v != 0)
-			{
-				group[j] = v - 1;
-				continue;
-			}
-			for (int k = 0; k < g->nkeys; k++)
-				row[k] = (nullmask[j] & (1 << k)) ? 0 : keys[k][j];
-			group[j] = probe(g, row, nullmask[j], true);
-			g->cells[cell] = group[j] + 1;
-		}
-		g->dense_rows += n;
-		return;
+			group[j] = probe_row(g, keys, j, nullmask[j]);
+		return false;
 	}
 	for (int j = 0; j < n; j++)
 	{
+		uint64		cell = 0;
+
 		for (int k = 0; k < g->nkeys; k++)
-			row[k] = (nullmask[j] & (1 << k)) ? 0 : keys[k][j];
-		group[j] = probe(g, row, nullmask[j], true);
+			cell = cell * (g->span[k] + 1) +
+				((nullmask[j] & (1 << k)) ? g->span[k] : key_order(keys[k][j]) - g->lo[k]);
+		if (g->cells[cell] == 0)
+			g->cells[cell] = probe_row(g, keys, j, nullmask[j]) + 1;
+		group[j] = g->cells[cell] - 1;
 	}
+	return true;
 }
 
 void

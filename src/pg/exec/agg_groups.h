@@ -42,7 +42,6 @@ typedef struct GpuAggGroups
 	uint64		lo[GPUHASH_AGG_MAX_KEYS];
 	uint64		span[GPUHASH_AGG_MAX_KEYS];
 	bool		dense_off;
-	uint64		dense_rows;		/* rows whose group the cells gave */
 } GpuAggGroups;
 
 /* cells of the dense front at most: 256 kB of group numbers */
@@ -54,7 +53,7 @@ extern void gpuhash_groups_reset(GpuAggGroups *g);
 #define GPUHASH_NO_GROUP PG_UINT32_MAX
 
 extern uint32 gpuhash_groups_find(GpuAggGroups *g, const int64 *keys, uint8 nullmask, bool make);
-extern void gpuhash_groups_find_batch(GpuAggGroups *g, int n, int64 *const *keys,
+extern bool gpuhash_groups_find_batch(GpuAggGroups *g, int n, int64 *const *keys,
 									  const uint8 *nullmask, uint32 *group);
 
 /*
