@@ -1,6 +1,6 @@
 --
--- Chains of GpuHashJoins: a GpuHashJoin whose outer side is a plain inner
--- GpuHashJoin reads that join's pairs in batches, copying their columns
+-- Chains of GpuHashJoins: a GpuHashJoin whose outer side is a plain inner,
+-- semi or anti GpuHashJoin reads that join's pairs (or kept rows) in batches, copying their columns
 -- from the lower join's batch and build rows, and no tuple is formed
 -- between the two (EXPLAIN VERBOSE: "Outer Side: pairs of the GpuHashJoin
 -- below").  Each query runs with PostgreSQL's joins off (so the nodes are
@@ -81,6 +81,20 @@ SELECT pg_temp.same_chained('SELECT cf.id FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c
 RESET join_collapse_limit;
 -- not read in batches: a lower join with another join clause filters its pairs
 SELECT pg_temp.same_chained('SELECT cf.id, c1.v, c3.region FROM cf JOIN c1 ON cf.k1 = c1.k AND cf.amount > c1.v JOIN c3 ON cf.k3 = c3.k AND cf.amount < c3.region * 200') AS with_join_filters;
+-- semi and anti joins below an inner join or an aggregate hand up the rows
+-- they keep, with and without other join clauses (these decide which rows
+-- are kept, when the lower level probes), anti with NULL keys kept, and in
+-- a chain of three
+SELECT q, pg_temp.same_chained(q) FROM (VALUES
+  ('SELECT cf.id, c2.label FROM cf JOIN c2 ON cf.k2 = c2.k WHERE EXISTS (SELECT 1 FROM c3 WHERE c3.k = cf.k3 AND c3.region = 1)'),
+  ('SELECT cf.id, cf.note, c2.label FROM cf JOIN c2 ON cf.k2 = c2.k WHERE EXISTS (SELECT 1 FROM c1 WHERE c1.k = cf.k1 AND c1.v <> cf.k3)'),
+  ('SELECT cf.id, cf.note, c2.label FROM cf JOIN c2 ON cf.k2 = c2.k WHERE NOT EXISTS (SELECT 1 FROM c1 WHERE c1.k = cf.k1 AND c1.v <> cf.k3)'),
+  ('SELECT cf.id, cf.price, c1.v FROM cf JOIN c1 ON cf.k1 = c1.k WHERE NOT EXISTS (SELECT 1 FROM c2 WHERE c2.k = cf.k2)'),
+  ('SELECT c2.grp, count(*), sum(cf.amount) FROM cf JOIN c2 ON cf.k2 = c2.k JOIN c3 ON cf.k3 = c3.k WHERE NOT EXISTS (SELECT 1 FROM c1 WHERE c1.k = cf.k1 AND c1.v < 3) GROUP BY c2.grp'),
+  ('SELECT count(*) FROM cf JOIN c1 ON cf.k1 = c1.k WHERE NOT EXISTS (SELECT 1 FROM cempty WHERE cempty.k = cf.k3)'),
+  ('SELECT count(*) FROM (SELECT cf.id, c2.label FROM cf JOIN c2 ON cf.k2 = c2.k WHERE EXISTS (SELECT 1 FROM c3 WHERE c3.k = cf.k3 AND c3.region = 1) LIMIT 7) s'),
+  ('SELECT x, (SELECT count(*) FROM cf JOIN c2 ON cf.k2 = c2.k WHERE NOT EXISTS (SELECT 1 FROM c1 WHERE c1.k = cf.k1 AND c1.v < x)) FROM generate_series(0, 3) x')
+) AS c(q);
 -- and with gpuhash.chain_batches off
 SET gpuhash.chain_batches = off;
 SELECT pg_temp.same_chained('SELECT cf.id, c1.v, c3.region FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c3 ON cf.k3 = c3.k') AS chain_batches_off;
@@ -94,7 +108,9 @@ SELECT q, pg_temp.same_chained(q) FROM (VALUES
   ('SELECT cf.id, c1.v, c2.label, c3.region FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c2 ON cf.k2 = c2.k JOIN c3 ON cf.k3 = c3.k'),
   ('SELECT count(*), sum(cf.amount), min(c1.v), max(c3.region) FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c3 ON cf.k3 = c3.k'),
   ('SELECT c3.region, c1.v, count(*), sum(cf.amount), avg(c1.v) FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c3 ON cf.k3 = c3.k GROUP BY c3.region, c1.v'),
-  ('SELECT c2.grp, count(*), sum(cf.amount) FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c2 ON cf.k2 = c2.k JOIN c3 ON cf.k3 = c3.k GROUP BY c2.grp')
+  ('SELECT c2.grp, count(*), sum(cf.amount) FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c2 ON cf.k2 = c2.k JOIN c3 ON cf.k3 = c3.k GROUP BY c2.grp'),
+  ('SELECT cf.id, cf.note, c2.label FROM cf JOIN c2 ON cf.k2 = c2.k WHERE NOT EXISTS (SELECT 1 FROM c1 WHERE c1.k = cf.k1 AND c1.v <> cf.k3)'),
+  ('SELECT c2.grp, count(*), sum(cf.amount) FROM cf JOIN c2 ON cf.k2 = c2.k JOIN c3 ON cf.k3 = c3.k WHERE NOT EXISTS (SELECT 1 FROM c1 WHERE c1.k = cf.k1 AND c1.v < 3) GROUP BY c2.grp')
 ) AS c(q);
 RESET parallel_setup_cost; RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size; RESET max_parallel_workers_per_gather;

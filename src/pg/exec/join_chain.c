@@ -6,7 +6,9 @@
  * result tuples one at a time through ExecProcNode; here the level above
  * runs the one below's batches itself and takes each pair's columns from
  * that join's batch and build rows (join_chain.h), so that no joined row
- * is formed between two levels.
+ * is formed between two levels.  A semi or anti join below hands over the
+ * rows of its batch that it keeps, as pairs with no build row, so that a
+ * chain stays one pass whichever of the three each level is.
  */
 #include "gpuhash_pg.h"
 
@@ -16,10 +18,14 @@
 
 /*
  * Can the outer side be read as the pairs of the GpuHashJoin below?  Only
- * a plain inner join whose pairs all come out (no other join clauses, no
- * filter), and whose output columns are its scan tuple's, unprojected: then
- * a pair's columns are copied straight from the child's batch and build
- * rows into this node's batch, and no tuple is formed between the two.
+ * a join whose output rows are all of its pairs or kept rows, with no
+ * filter above them, and whose output columns are its scan tuple's,
+ * unprojected: then a pair's columns are copied straight from the child's
+ * batch and build rows into this node's batch, and no tuple is formed
+ * between the two.  An inner join's pairs must all come out (no other join
+ * clauses); a semi or anti join's other join clauses only decide which
+ * rows it keeps, when it probes, so they may stay.  A right semi or anti
+ * join, or a left join, emits rows this reading has no place for.
  */
 void
 gpuhash_join_link_child(GpuJoinState *gj, PlanState *outer)
@@ -27,21 +33,26 @@ gpuhash_join_link_child(GpuJoinState *gj, PlanState *outer)
 	GpuJoinState *child;
 	List	   *tlist = outer->plan->targetlist;
 	ListCell   *lc;
+	int			ncols;
 	int			c = 0;
 
 	if (!gpuhash_join_is_plain_join(outer))
 		return;
 	child = (GpuJoinState *) outer;
-	if (child->jointype != JOIN_INNER || child->join_qual != NULL ||
-		child->css.ss.ps.qual != NULL || list_length(tlist) != gj->n_outer)
+	if (child->css.ss.ps.qual != NULL || list_length(tlist) != gj->n_outer)
+		return;
+	if (child->jointype == JOIN_INNER && child->join_qual == NULL)
+		ncols = child->n_outer + child->n_inner;
+	else if (child->jointype == JOIN_SEMI || child->jointype == JOIN_ANTI)
+		ncols = child->n_outer;	/* its rows have no inner columns */
+	else
 		return;
 	gj->child_col = palloc(Max(gj->n_outer, 1) * sizeof(int));
 	foreach(lc, tlist)
 	{
 		Var		   *v = (Var *) lfirst_node(TargetEntry, lc)->expr;
 
-		if (!IsA(v, Var) || v->varno != INDEX_VAR || v->varattno < 1 ||
-			v->varattno > child->n_outer + child->n_inner)
+		if (!IsA(v, Var) || v->varno != INDEX_VAR || v->varattno < 1 || v->varattno > ncols)
 		{
 			pfree(gj->child_col);
 			gj->child_col = NULL;
@@ -49,7 +60,39 @@ gpuhash_join_link_child(GpuJoinState *gj, PlanState *outer)
 		}
 		gj->child_col[c++] = v->varattno - 1;
 	}
+	child->rows_as_pairs = child->jointype != JOIN_INNER;
 	gj->outer_child = child;
+}
+
+/*
+ * A semi or anti join's batch, probed: the rows it keeps (those a match was
+ * found for, or not) become its pairs, as the level above reads them.
+ */
+static void
+kept_rows_as_pairs(GpuJoinState *child)
+{
+	bool		want = child->jointype == JOIN_SEMI;
+	uint64		n = 0;
+
+	if (child->kept_cap < child->outer.nrows)
+	{
+		MemoryContext es_cxt = child->css.ss.ps.state->es_query_cxt;
+
+		if (child->kept_rows)
+			pfree(child->kept_rows);
+		child->kept_rows = MemoryContextAlloc(es_cxt, child->outer.nrows * sizeof(uint32));
+		child->kept_cap = child->outer.nrows;
+	}
+	for (uint64 r = 0; r < child->outer.nrows; r++)
+	{
+		child->kept_rows[n] = (uint32) r;
+		n += (child->row_match[r] != 0) == want;
+	}
+	child->pidx = child->kept_rows;
+	child->brow = NULL;
+	child->npairs = n;
+	child->pos = 0;
+	child->emit = EMIT_PAIRS;
 }
 
 /*
@@ -69,8 +112,13 @@ gpuhash_join_child_has_pairs(GpuJoinState *gj)
 			return true;
 		if (child->emit == EMIT_PAIRS)
 		{
-			if (!gpuhash_join_next_pairs(child))
+			if (child->rows_as_pairs || !gpuhash_join_next_pairs(child))
 				child->emit = EMIT_NONE;
+			continue;
+		}
+		if (child->emit == EMIT_ROWS)
+		{
+			kept_rows_as_pairs(child);
 			continue;
 		}
 		gpuhash_join_ensure_built(child);
@@ -121,5 +169,5 @@ gpuhash_join_pair_copy_ok(GpuJoinState *gj)
 
 	return !gj->scan_only && !gj->outer.any_byref && gj->outer.ncols == gj->n_outer &&
 		child->outer.ncols == child->n_outer &&
-		(child->inner_in_table || child->inner.ncols == child->n_inner);
+		(child->rows_as_pairs || child->inner_in_table || child->inner.ncols == child->n_inner);
 }

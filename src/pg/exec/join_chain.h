@@ -47,10 +47,19 @@ gpuhash_child_pair_at(GpuJoinState *child, uint64 j, ChildPair *p)
 	const GpuhashStore *co = &child->outer;
 	const GpuhashStore *ci = &child->inner;
 
-	if (j + PAIR_PREFETCH_AHEAD < child->npairs && !child->inner_in_table)
-		__builtin_prefetch(ci->rows + child->brow[j + PAIR_PREFETCH_AHEAD] * ci->stride);
 	p->ov = (const Datum *) (co->rows + orow * co->stride);
 	p->on = (const bool *) (p->ov + co->ncols);
+	if (child->rows_as_pairs)
+	{
+		/* a semi or anti join's kept row: the level above reads none of its inner columns */
+		p->iv = NULL;
+		p->in = NULL;
+		p->payload = 0;
+		p->key = 0;
+		return;
+	}
+	if (j + PAIR_PREFETCH_AHEAD < child->npairs && !child->inner_in_table)
+		__builtin_prefetch(ci->rows + child->brow[j + PAIR_PREFETCH_AHEAD] * ci->stride);
 	p->payload = child->brow[j];
 	if (child->inner_in_table)
 	{
