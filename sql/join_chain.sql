@@ -1,6 +1,6 @@
 --
 -- Chains of GpuHashJoins: a GpuHashJoin whose outer side is a plain inner,
--- semi or anti GpuHashJoin reads that join's pairs (or kept rows) in batches, copying their columns
+-- left, semi or anti GpuHashJoin reads that join's pairs (or kept rows) in batches, copying their columns
 -- from the lower join's batch and build rows, and no tuple is formed
 -- between the two (EXPLAIN VERBOSE: "Outer Side: pairs of the GpuHashJoin
 -- below").  Each query runs with PostgreSQL's joins off (so the nodes are
@@ -95,6 +95,24 @@ SELECT q, pg_temp.same_chained(q) FROM (VALUES
   ('SELECT count(*) FROM (SELECT cf.id, c2.label FROM cf JOIN c2 ON cf.k2 = c2.k WHERE EXISTS (SELECT 1 FROM c3 WHERE c3.k = cf.k3 AND c3.region = 1) LIMIT 7) s'),
   ('SELECT x, (SELECT count(*) FROM cf JOIN c2 ON cf.k2 = c2.k WHERE NOT EXISTS (SELECT 1 FROM c1 WHERE c1.k = cf.k1 AND c1.v < x)) FROM generate_series(0, 3) x')
 ) AS c(q);
+-- left joins below hand up their pairs, then their rows that no pair
+-- matched with the inner columns NULL: a left join above keyed by a NULL
+-- inner column, a group key that is one, two left levels, inner columns kept in
+-- the table (c1's unique keys) and in the store (c2's duplicates); one with
+-- another join clause is not read as batches (it tests it as it emits);
+-- the join order as written, else the left joins go on top
+SET join_collapse_limit = 1;
+SELECT q, pg_temp.same_chained(q) FROM (VALUES
+  ('SELECT cf.id, cf.note, c1.v, c3.region FROM cf LEFT JOIN c1 ON cf.k1 = c1.k JOIN c3 ON cf.k3 = c3.k'),
+  ('SELECT cf.id, c2.grp, c2.label, c3.region FROM cf LEFT JOIN c2 ON cf.k2 = c2.k JOIN c3 ON cf.k3 = c3.k'),
+  ('SELECT cf.id, c1.v, c4.zone FROM cf LEFT JOIN c1 ON cf.k1 = c1.k LEFT JOIN c4 ON c1.v = c4.v'),
+  ('SELECT cf.id, c1.v, c2.label FROM cf LEFT JOIN c1 ON cf.k1 = c1.k LEFT JOIN c2 ON cf.k2 = c2.k'),
+  ('SELECT c1.v, count(*), sum(cf.amount), count(c1.k) FROM cf LEFT JOIN c1 ON cf.k1 = c1.k JOIN c3 ON cf.k3 = c3.k GROUP BY c1.v'),
+  ('SELECT cf.id, c1.v, c3.region FROM cf LEFT JOIN c1 ON cf.k1 = c1.k AND c1.v < cf.k3 JOIN c3 ON cf.k3 = c3.k'),
+  ('SELECT count(*) FROM (SELECT cf.id, c1.v, c3.region FROM cf LEFT JOIN c1 ON cf.k1 = c1.k JOIN c3 ON cf.k3 = c3.k LIMIT 7) s'),
+  ('SELECT x, (SELECT count(c1.v) FROM cf LEFT JOIN c1 ON cf.k1 = c1.k AND c1.k < x * 400 JOIN c3 ON cf.k3 = c3.k) FROM generate_series(0, 3) x')
+) AS c(q);
+RESET join_collapse_limit;
 -- and with gpuhash.chain_batches off
 SET gpuhash.chain_batches = off;
 SELECT pg_temp.same_chained('SELECT cf.id, c1.v, c3.region FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c3 ON cf.k3 = c3.k') AS chain_batches_off;
@@ -112,5 +130,12 @@ SELECT q, pg_temp.same_chained(q) FROM (VALUES
   ('SELECT cf.id, cf.note, c2.label FROM cf JOIN c2 ON cf.k2 = c2.k WHERE NOT EXISTS (SELECT 1 FROM c1 WHERE c1.k = cf.k1 AND c1.v <> cf.k3)'),
   ('SELECT c2.grp, count(*), sum(cf.amount) FROM cf JOIN c2 ON cf.k2 = c2.k JOIN c3 ON cf.k3 = c3.k WHERE NOT EXISTS (SELECT 1 FROM c1 WHERE c1.k = cf.k1 AND c1.v < 3) GROUP BY c2.grp')
 ) AS c(q);
+-- (with the build rows costed, so that the small c3 is built, not the left join)
+SET join_collapse_limit = 1; RESET gpuhash.join_build_row_cost;
+SELECT q, pg_temp.same_chained(q) FROM (VALUES
+  ('SELECT cf.id, c2.grp, c2.label, c3.region FROM cf LEFT JOIN c2 ON cf.k2 = c2.k JOIN c3 ON cf.k3 = c3.k'),
+  ('SELECT c1.v, count(*), sum(cf.amount), count(c1.k) FROM cf LEFT JOIN c1 ON cf.k1 = c1.k JOIN c3 ON cf.k3 = c3.k GROUP BY c1.v')
+) AS c(q);
+RESET join_collapse_limit; SET gpuhash.join_build_row_cost = 0;
 RESET parallel_setup_cost; RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size; RESET max_parallel_workers_per_gather;

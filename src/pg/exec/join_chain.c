@@ -7,8 +7,9 @@
  * runs the one below's batches itself and takes each pair's columns from
  * that join's batch and build rows (join_chain.h), so that no joined row
  * is formed between two levels.  A semi or anti join below hands over the
- * rows of its batch that it keeps, as pairs with no build row, so that a
- * chain stays one pass whichever of the three each level is.
+ * rows of its batch that it keeps, as pairs with no build row, and a left
+ * join its pairs and then its rows that no pair matched, with the inner
+ * columns NULL, so that a chain stays one pass whichever each level is.
  */
 #include "gpuhash_pg.h"
 
@@ -22,10 +23,11 @@
  * filter above them, and whose output columns are its scan tuple's,
  * unprojected: then a pair's columns are copied straight from the child's
  * batch and build rows into this node's batch, and no tuple is formed
- * between the two.  An inner join's pairs must all come out (no other join
- * clauses); a semi or anti join's other join clauses only decide which
- * rows it keeps, when it probes, so they may stay.  A right semi or anti
- * join, or a left join, emits rows this reading has no place for.
+ * between the two.  An inner or left join's pairs must all come out (no
+ * other join clauses, which a left join tests as it emits); a semi or anti
+ * join's other join clauses only decide which rows it keeps, when it
+ * probes, so they may stay.  A right semi or anti join emits build rows,
+ * which this reading has no place for.
  */
 void
 gpuhash_join_link_child(GpuJoinState *gj, PlanState *outer)
@@ -41,7 +43,7 @@ gpuhash_join_link_child(GpuJoinState *gj, PlanState *outer)
 	child = (GpuJoinState *) outer;
 	if (child->css.ss.ps.qual != NULL || list_length(tlist) != gj->n_outer)
 		return;
-	if (child->jointype == JOIN_INNER && child->join_qual == NULL)
+	if ((child->jointype == JOIN_INNER || child->jointype == JOIN_LEFT) && child->join_qual == NULL)
 		ncols = child->n_outer + child->n_inner;
 	else if (child->jointype == JOIN_SEMI || child->jointype == JOIN_ANTI)
 		ncols = child->n_outer;	/* its rows have no inner columns */
@@ -60,13 +62,17 @@ gpuhash_join_link_child(GpuJoinState *gj, PlanState *outer)
 		}
 		gj->child_col[c++] = v->varattno - 1;
 	}
-	child->rows_as_pairs = child->jointype != JOIN_INNER;
+	/* the inner columns of a row handed over without a build row: all NULL */
+	child->null_inner_values = palloc0(Max(child->n_inner, 1) * sizeof(Datum));
+	child->null_inner_isnull = palloc(Max(child->n_inner, 1) * sizeof(bool));
+	memset(child->null_inner_isnull, true, Max(child->n_inner, 1) * sizeof(bool));
 	gj->outer_child = child;
 }
 
 /*
- * A semi or anti join's batch, probed: the rows it keeps (those a match was
- * found for, or not) become its pairs, as the level above reads them.
+ * A semi, anti or left join's batch, probed (and a left join's pairs
+ * handed over): the rows it keeps (those a match was found for, or not)
+ * become its pairs, as the level above reads them.
  */
 static void
 kept_rows_as_pairs(GpuJoinState *child)
@@ -93,6 +99,15 @@ kept_rows_as_pairs(GpuJoinState *child)
 	child->npairs = n;
 	child->pos = 0;
 	child->emit = EMIT_PAIRS;
+	child->rows_as_pairs = true;
+}
+
+/* A left join's next pairs: their outer rows are matched, not null-extended later. */
+static void
+mark_left_pairs(GpuJoinState *child)
+{
+	for (uint64 j = 0; j < child->npairs; j++)
+		child->row_match[child->key_row[child->pidx[j]]] = 1;
 }
 
 /*
@@ -112,7 +127,16 @@ gpuhash_join_child_has_pairs(GpuJoinState *gj)
 			return true;
 		if (child->emit == EMIT_PAIRS)
 		{
-			if (child->rows_as_pairs || !gpuhash_join_next_pairs(child))
+			if (child->rows_as_pairs)
+				child->emit = EMIT_NONE;
+			else if (gpuhash_join_next_pairs(child))
+			{
+				if (child->jointype == JOIN_LEFT)
+					mark_left_pairs(child);
+			}
+			else if (child->jointype == JOIN_LEFT)
+				kept_rows_as_pairs(child);	/* then the rows no pair matched */
+			else
 				child->emit = EMIT_NONE;
 			continue;
 		}
@@ -130,7 +154,10 @@ gpuhash_join_child_has_pairs(GpuJoinState *gj)
 		}
 		gpuhash_join_load_batch(child);
 		if (child->outer.nrows > 0)
+		{
 			gpuhash_join_start_batch(child);
+			child->rows_as_pairs = false;
+		}
 	}
 }
 
@@ -169,5 +196,6 @@ gpuhash_join_pair_copy_ok(GpuJoinState *gj)
 
 	return !gj->scan_only && !gj->outer.any_byref && gj->outer.ncols == gj->n_outer &&
 		child->outer.ncols == child->n_outer &&
-		(child->rows_as_pairs || child->inner_in_table || child->inner.ncols == child->n_inner);
+		(child->jointype == JOIN_SEMI || child->jointype == JOIN_ANTI ||
+		 child->inner_in_table || child->inner.ncols == child->n_inner);
 }

@@ -43,17 +43,19 @@ typedef struct ChildPair
 static inline void
 gpuhash_child_pair_at(GpuJoinState *child, uint64 j, ChildPair *p)
 {
-	uint64		orow = child->pidx[j];
+	uint64		k = child->pidx[j];
 	const GpuhashStore *co = &child->outer;
 	const GpuhashStore *ci = &child->inner;
+	/* a pair's outer row by its key's number: a left join's batch keeps rows without a key */
+	uint64		orow = child->rows_as_pairs || child->key_row == NULL ? k : child->key_row[k];
 
 	p->ov = (const Datum *) (co->rows + orow * co->stride);
 	p->on = (const bool *) (p->ov + co->ncols);
 	if (child->rows_as_pairs)
 	{
-		/* a semi or anti join's kept row: the level above reads none of its inner columns */
-		p->iv = NULL;
-		p->in = NULL;
+		/* a kept row without a build row: its inner columns NULL */
+		p->iv = child->null_inner_values;
+		p->in = child->null_inner_isnull;
 		p->payload = 0;
 		p->key = 0;
 		return;
@@ -65,7 +67,7 @@ gpuhash_child_pair_at(GpuJoinState *child, uint64 j, ChildPair *p)
 	{
 		p->iv = NULL;
 		p->in = NULL;
-		p->key = gpuhash_key_at(child->outer_keys->ptr, child->key_width, orow);
+		p->key = gpuhash_key_at(child->outer_keys->ptr, child->key_width, k);
 	}
 	else
 	{

@@ -139,15 +139,19 @@ typedef struct GpuJoinState
 	/*
 	 * An outer side that is a GpuHashJoin of the same process, read as its
 	 * batches' pairs instead of its tuples (join_exec.c), or NULL; outer
-	 * column c is the child's scan tuple column child_col[c].  A semi or
-	 * anti join read so (rows_as_pairs) hands over the batch rows it keeps
-	 * as pairs without build rows, their numbers in kept_rows.
+	 * column c is the child's scan tuple column child_col[c].  A semi,
+	 * anti or left join read so hands over the batch rows it keeps (a left
+	 * join's after its pairs) as pairs without build rows (rows_as_pairs),
+	 * their numbers in kept_rows and their inner columns the NULLs of
+	 * null_inner_values and null_inner_isnull.
 	 */
 	struct GpuJoinState *outer_child;
 	int		   *child_col;
 	bool		rows_as_pairs;
 	uint32	   *kept_rows;
 	uint64		kept_cap;
+	Datum	   *null_inner_values;
+	bool	   *null_inner_isnull;
 	Datum	   *row_values;		/* a row from a reader */
 	bool	   *row_isnull;
 
