@@ -918,30 +918,6 @@ fold_rows(GpuJoinState *gj, const uint32 *orows, const uint64 *brows, uint64 n)
 	}
 }
 
-/* Room for a batch's row numbers (gj->fold_rows), made once. */
-static uint32 *
-fold_row_buffer(GpuJoinState *gj)
-{
-	if (gj->fold_rows == NULL)
-		gj->fold_rows = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows * sizeof(uint32));
-	return gj->fold_rows;
-}
-
-/* The batch's rows whose match flag is want, listed in gj->fold_rows; how many. */
-static uint64
-flagged_rows(GpuJoinState *gj, bool want)
-{
-	uint32	   *rows = fold_row_buffer(gj);
-	uint64		n = 0;
-
-	for (uint64 r = 0; r < gj->outer.nrows; r++)
-	{
-		rows[n] = (uint32) r;
-		n += (gj->row_match[r] != 0) == want;
-	}
-	return n;
-}
-
 /*
  * Row by row through the join's other clauses and filter (row_passes), the
  * batch's rows whose match flag is want: a semi join's matched rows, an anti
@@ -1037,7 +1013,7 @@ fold_left_filtered(GpuJoinState *gj)
 static void
 fold_left(GpuJoinState *gj)
 {
-	uint32	   *rows = fold_row_buffer(gj);
+	uint32	   *rows = gpuhash_join_row_buffer(gj);
 	uint64		n;
 
 	left_row_keys(gj);
@@ -1050,7 +1026,7 @@ fold_left(GpuJoinState *gj)
 		}
 		fold_rows(gj, rows, gj->brow, gj->npairs);
 	}
-	n = flagged_rows(gj, false);
+	n = gpuhash_join_flagged_rows(gj, false);
 	fold_rows(gj, rows, NULL, n);
 }
 
@@ -1117,7 +1093,7 @@ fold_batch(GpuJoinState *gj)
 		return;
 	}
 	/* semi and anti joins: the rows whose match flag says so, listed */
-	n = flagged_rows(gj, gj->jointype == JOIN_SEMI);
+	n = gpuhash_join_flagged_rows(gj, gj->jointype == JOIN_SEMI);
 	fold_rows(gj, gj->fold_rows, NULL, n);
 }
 
@@ -1260,7 +1236,7 @@ fold_scan(GpuJoinState *gj)
 	gj->stats.ran = true;
 	if (gj->fold_rows == NULL)
 	{
-		(void) fold_row_buffer(gj);
+		(void) gpuhash_join_row_buffer(gj);
 		for (uint64 r = 0; r < gj->batch_rows; r++)
 			gj->fold_rows[r] = (uint32) r;
 	}
@@ -1340,15 +1316,8 @@ fold_join(GpuJoinState *gj)
 		return;
 	}
 	gpuhash_join_ensure_built(gj);
-	if (gj->jointype == JOIN_LEFT && gj->null_inner == NULL)
-	{
-		int			n = Max(Max(gj->n_inner, gj->inner.ncols), 1);
-		bool	   *flags = MemoryContextAlloc(gj->batch_cxt, n * sizeof(bool));
-
-		memset(flags, 1, n * sizeof(bool));
-		gj->null_inner = MemoryContextAllocZero(gj->batch_cxt, n * sizeof(Datum));
-		gj->null_inner_flags = flags;
-	}
+	if (gj->jointype == JOIN_LEFT)
+		gpuhash_join_make_null_inner(gj);
 	while (!gj->outer_done)
 	{
 		gpuhash_join_load_batch(gj);

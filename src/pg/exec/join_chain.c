@@ -62,10 +62,6 @@ gpuhash_join_link_child(GpuJoinState *gj, PlanState *outer)
 		}
 		gj->child_col[c++] = v->varattno - 1;
 	}
-	/* the inner columns of a row handed over without a build row: all NULL */
-	child->null_inner_values = palloc0(Max(child->n_inner, 1) * sizeof(Datum));
-	child->null_inner_isnull = palloc(Max(child->n_inner, 1) * sizeof(bool));
-	memset(child->null_inner_isnull, true, Max(child->n_inner, 1) * sizeof(bool));
 	gj->outer_child = child;
 }
 
@@ -77,26 +73,11 @@ gpuhash_join_link_child(GpuJoinState *gj, PlanState *outer)
 static void
 kept_rows_as_pairs(GpuJoinState *child)
 {
-	bool		want = child->jointype == JOIN_SEMI;
-	uint64		n = 0;
-
-	if (child->kept_cap < child->outer.nrows)
-	{
-		MemoryContext es_cxt = child->css.ss.ps.state->es_query_cxt;
-
-		if (child->kept_rows)
-			pfree(child->kept_rows);
-		child->kept_rows = MemoryContextAlloc(es_cxt, child->outer.nrows * sizeof(uint32));
-		child->kept_cap = child->outer.nrows;
-	}
-	for (uint64 r = 0; r < child->outer.nrows; r++)
-	{
-		child->kept_rows[n] = (uint32) r;
-		n += (child->row_match[r] != 0) == want;
-	}
-	child->pidx = child->kept_rows;
+	/* their inner columns, which the level above may read: all NULL */
+	gpuhash_join_make_null_inner(child);
+	child->npairs = gpuhash_join_flagged_rows(child, child->jointype == JOIN_SEMI);
+	child->pidx = child->fold_rows;
 	child->brow = NULL;
-	child->npairs = n;
 	child->pos = 0;
 	child->emit = EMIT_PAIRS;
 	child->rows_as_pairs = true;

@@ -54,8 +54,8 @@ gpuhash_child_pair_at(GpuJoinState *child, uint64 j, ChildPair *p)
 	if (child->rows_as_pairs)
 	{
 		/* a kept row without a build row: its inner columns NULL */
-		p->iv = child->null_inner_values;
-		p->in = child->null_inner_isnull;
+		p->iv = child->null_inner;
+		p->in = child->null_inner_flags;
 		p->payload = 0;
 		p->key = 0;
 		return;

@@ -1300,6 +1300,48 @@ gpuhash_join_next_pairs(GpuJoinState *gj)
 	return true;
 }
 
+/* Room for a batch's row numbers (gj->fold_rows), made once. */
+uint32 *
+gpuhash_join_row_buffer(GpuJoinState *gj)
+{
+	if (gj->fold_rows == NULL)
+		gj->fold_rows = MemoryContextAllocHuge(gj->batch_cxt, gj->batch_rows * sizeof(uint32));
+	return gj->fold_rows;
+}
+
+/*
+ * The batch's rows whose match flag is want (a semi join's matched rows, an
+ * anti or left join's others), listed in gj->fold_rows; how many.
+ */
+uint64
+gpuhash_join_flagged_rows(GpuJoinState *gj, bool want)
+{
+	uint32	   *rows = gpuhash_join_row_buffer(gj);
+	uint64		n = 0;
+
+	for (uint64 r = 0; r < gj->outer.nrows; r++)
+	{
+		rows[n] = (uint32) r;
+		n += (gj->row_match[r] != 0) == want;
+	}
+	return n;
+}
+
+/* A null-extended row's inner columns (gj->null_inner and its flags), made once, after the build. */
+void
+gpuhash_join_make_null_inner(GpuJoinState *gj)
+{
+	int			n = Max(Max(gj->n_inner, gj->inner.ncols), 1);
+	bool	   *flags;
+
+	if (gj->null_inner != NULL)
+		return;
+	flags = MemoryContextAlloc(gj->batch_cxt, n * sizeof(bool));
+	memset(flags, 1, n * sizeof(bool));
+	gj->null_inner = MemoryContextAllocZero(gj->batch_cxt, n * sizeof(Datum));
+	gj->null_inner_flags = flags;
+}
+
 /* The next scan tuple of the join, or NULL at the end. */
 static TupleTableSlot *
 next_scan_tuple(GpuJoinState *gj)

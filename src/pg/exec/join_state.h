@@ -142,16 +142,11 @@ typedef struct GpuJoinState
 	 * column c is the child's scan tuple column child_col[c].  A semi,
 	 * anti or left join read so hands over the batch rows it keeps (a left
 	 * join's after its pairs) as pairs without build rows (rows_as_pairs),
-	 * their numbers in kept_rows and their inner columns the NULLs of
-	 * null_inner_values and null_inner_isnull.
+	 * their numbers in fold_rows and their inner columns null_inner's.
 	 */
 	struct GpuJoinState *outer_child;
 	int		   *child_col;
 	bool		rows_as_pairs;
-	uint32	   *kept_rows;
-	uint64		kept_cap;
-	Datum	   *null_inner_values;
-	bool	   *null_inner_isnull;
 	Datum	   *row_values;		/* a row from a reader */
 	bool	   *row_isnull;
 
@@ -200,7 +195,7 @@ typedef struct GpuJoinState
 	uint64		pos;
 	GpuhashRes *found;			/* ght_contains output, a byte per key */
 	uint8	   *row_match;		/* semi/anti/left: per batch row */
-	uint32	   *fold_rows;		/* semi/anti/left aggregates: batch rows to fold */
+	uint32	   *fold_rows;		/* semi/anti/left: batch rows to fold, or to hand up a chain */
 	uint32	   *row_key;		/* left aggregates: key of each batch row (key_row's inverse) */
 
 	/*
@@ -218,7 +213,7 @@ typedef struct GpuJoinState
 	struct RecentKeys *recent_keys;
 	GpuRightSemiPhase rs_phase;
 	uint64		rs_pos;			/* the next build row to look at */
-	const Datum *null_inner;	/* left aggregates: a null-extended row's inner columns */
+	const Datum *null_inner;	/* left joins: a null-extended row's inner columns */
 	const bool *null_inner_flags;
 	uint64		row_pos;
 
@@ -339,6 +334,9 @@ extern void gpuhash_join_ensure_built(GpuJoinState *gj);
 extern void gpuhash_join_load_batch(GpuJoinState *gj);
 extern void gpuhash_join_start_batch(GpuJoinState *gj);
 extern bool gpuhash_join_next_pairs(GpuJoinState *gj);
+extern uint32 *gpuhash_join_row_buffer(GpuJoinState *gj);
+extern uint64 gpuhash_join_flagged_rows(GpuJoinState *gj, bool want);
+extern void gpuhash_join_make_null_inner(GpuJoinState *gj);
 extern TupleTableSlot *gpuhash_join_scan_tuple(GpuJoinState *gj, uint64 orow, bool matched,
 											   uint64 kidx, uint64 ref);
 extern GpuhashRes *gpuhash_join_collect(GpuJoinState *gj, GpuhashStore *store, uint64 *nkeys);
