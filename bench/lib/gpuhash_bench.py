@@ -40,7 +40,7 @@ def parse_args(argv):
     ap.add_argument("--engines", default="",
                     help="comma list of engines (default all: %s)" % ",".join(e.name for e in ENGINES))
     ap.add_argument("--workloads", default="",
-                    help="comma list of workload names or tags (W1,...,W8,K); default all")
+                    help="comma list of workload names or tags (W1,...,W9,K); default all")
     ap.add_argument("--cores", type=int, default=0,
                     help="cores for native_parallel and the data load (default: this host's)")
     ap.add_argument("--loaders", type=int, default=0,

@@ -17,6 +17,14 @@ class Workload:
         self.sql = {"native": native, "gpuhash": gpuhash}
 
 
+# W9's first level, star_fact LEFT JOIN star_d2 ON d2 = id AND region < 8, as (d3, region, qty)
+W9_LEVEL1 = (
+    "SELECT d3, region, qty FROM gpu_hash_join($b2$SELECT id, region FROM star_d2 WHERE region < 8$b2$, "
+    "$q$SELECT d2, d3, qty FROM star_fact$q$) AS j2(id int4, region int4, d2 int4, d3 int4, qty int4) "
+    "UNION ALL SELECT d3, NULL::int4, qty FROM gpu_hash_join("
+    "$b2$SELECT id FROM star_d2 WHERE region < 8$b2$, $q$SELECT d2, d3, qty FROM star_fact$q$, 'anti') "
+    "AS j2(d2 int4, d3 int4, qty int4)")
+
 WORKLOADS = [
     Workload(
         "W1_star_aggregate", "fact JOIN dim (int4), count + sum", ("fact", "dim"),
@@ -90,6 +98,23 @@ WORKLOADS = [
         "AS j1(d1 int4, d2 int4, d3 int4, qty int4)$p2$) "
         "AS j2(id int4, region int4, d2 int4, d3 int4, qty int4)$p3$) "
         "AS j3(id int4, cat int4, d3 int4, region int4, qty int4) GROUP BY region, cat) g"),
+    # W8's star as BI tools write it: LEFT JOINs, the dimension's filter in the ON clause, so a fact
+    # row whose star_d2 is outside regions 0-7 (60 %) is kept with a NULL region
+    Workload(
+        "W9_left_star", "star_fact (100 M at full) LEFT JOIN two dimensions, one filtered in ON, "
+        "grouped by their attributes (90 groups, a NULL region among them)",
+        ("star_fact", "star_d2", "star_d3"),
+        "SELECT count(*), sum(n), sum(q) FROM (SELECT d2.region, d3.cat, count(*) AS n, "
+        "sum(f.qty) AS q FROM star_fact f LEFT JOIN star_d2 d2 ON f.d2 = d2.id AND d2.region < 8 "
+        "LEFT JOIN star_d3 d3 ON f.d3 = d3.id GROUP BY d2.region, d3.cat) g",
+        # gpu_hash_join has no left join: each LEFT JOIN is its inner join's rows and its anti
+        # join's with NULL columns, so the first level is read twice
+        "SELECT count(*), sum(n), sum(q) FROM (SELECT region, cat, count(*) AS n, sum(qty) AS q "
+        "FROM (SELECT region, cat, qty FROM gpu_hash_join($b3$SELECT id, cat FROM star_d3$b3$, "
+        "$p3$" + W9_LEVEL1 + "$p3$) AS j3(id int4, cat int4, d3 int4, region int4, qty int4) "
+        "UNION ALL SELECT region, NULL::int4, qty FROM gpu_hash_join($b3$SELECT id FROM star_d3$b3$, "
+        "$p3$" + W9_LEVEL1 + "$p3$, 'anti') AS j3(d3 int4, region int4, qty int4)) s "
+        "GROUP BY region, cat) g"),
 ]
 
 
