@@ -33,6 +33,22 @@ BEGIN
   RETURN pg_temp.chained(q) || ' chained: ' || pg_temp.same(q);
 END $$;
 
+-- the GpuHashJoin and GpuHashAggregate nodes of q's plan and their join types, top first
+CREATE FUNCTION pg_temp.join_types(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE l text; r text := '';
+BEGIN
+  PERFORM set_config('enable_hashjoin', 'off', true);
+  PERFORM set_config('enable_mergejoin', 'off', true);
+  PERFORM set_config('enable_nestloop', 'off', true);
+  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    IF l ~ '(Custom Scan|Join Type)' THEN r := r || ' ' || trim(l); END IF;
+  END LOOP;
+  PERFORM set_config('enable_hashjoin', 'on', true);
+  PERFORM set_config('enable_mergejoin', 'on', true);
+  PERFORM set_config('enable_nestloop', 'on', true);
+  RETURN r;
+END $$;
+
 -- a fact table with NULL and missing keys, text and numeric columns that
 -- pass through the levels; dimensions with unique keys (values kept in the
 -- table), duplicate keys (several matches a level), NULL attributes, and a
@@ -117,7 +133,11 @@ RESET join_collapse_limit;
 SET gpuhash.chain_batches = off;
 SELECT pg_temp.same_chained('SELECT cf.id, c1.v, c3.region FROM cf JOIN c1 ON cf.k1 = c1.k JOIN c3 ON cf.k3 = c3.k') AS chain_batches_off;
 RESET gpuhash.chain_batches;
-
+-- the planner counts a semi, anti or left level read in batches as it counts
+-- an inner lookup, its rows not formed as tuples: this anti join goes below
+-- the inner join (before that count, on top of it)
+SELECT pg_temp.join_types('SELECT count(*), sum(c1.v) FROM cf JOIN c1 ON cf.k1 = c1.k WHERE NOT EXISTS (SELECT 1 FROM c3 WHERE c3.k = cf.k3 AND c3.region < 2)') AS anti_below;
+SELECT pg_temp.same_chained('SELECT count(*), sum(c1.v) FROM cf JOIN c1 ON cf.k1 = c1.k WHERE NOT EXISTS (SELECT 1 FROM c3 WHERE c3.k = cf.k3 AND c3.region < 2)') AS anti_below_answer;
 -- parallel: each participant's lower join hands its share's pairs up
 SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2;

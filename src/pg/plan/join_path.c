@@ -416,19 +416,21 @@ find_hash_clauses(PlannerInfo *root, List *restrictlist, RelOptInfo *joinrel, Re
 }
 
 /*
- * An outer side that is an inner GpuHashJoin with no other join clauses,
- * which the node reads as batches of pairs (join_exec.c): its rows are not
- * formed as tuples, so what that join was charged for emitting them is
- * given back, and a copy into the batch charged instead; *cost is the sum,
- * per row.  What it was charged per row is cpu_tuple_cost, or less when
- * its inner side is split (cost_gpu_join): giving back the full amount
- * there made such a join look cheaper the more rows it made, and the
- * planner put the least selective dimension of a star first (run 55).
- * Only where that join makes no more rows than its own outer side reads,
- * as a lookup of a dimension by its key does: crediting an expanding join
- * (TPC-H q05's customer by nation against supplier, billions of pairs)
- * made intermediate results of that size look free, and the plans were
- * disasters (bench/NOTES.md section 22).
+ * An outer side that is a GpuHashJoin the node reads as batches of pairs or
+ * kept rows (join_chain.c): an inner or left join with no other join
+ * clauses, or a semi or anti join whose other clauses are its own (they
+ * decide what it keeps as it probes), not filters pushed down to it.  Its
+ * rows are not formed as tuples, so what that join was charged for emitting
+ * them is given back, and a copy into the batch charged instead; *cost is
+ * the sum, per row.  What it was charged per row is cpu_tuple_cost, or less
+ * when its inner side is split (cost_gpu_join): giving back the full amount
+ * there made such a join look cheaper the more rows it made, and the planner
+ * put the least selective dimension of a star first (run 55).  Only where
+ * that join makes no more rows than its own outer side reads, as a lookup of
+ * a dimension by its key does, and a semi or anti join always does:
+ * crediting an expanding join (TPC-H q05's customer by nation against
+ * supplier, billions of pairs) made intermediate results of that size look
+ * free, and the plans were disasters (bench/NOTES.md section 22).
  */
 static bool
 chained_lookup(Path *p, double *cost)
@@ -437,17 +439,26 @@ chained_lookup(Path *p, double *cost)
 	Path	   *inner;
 	List	   *priv;
 	ListCell   *lc;
+	JoinType	jointype;
 
 	if (!gpuhash_chain_batches || !gpuhash_is_join_path(p))
 		return false;
 	priv = cp->custom_private;
 	inner = lsecond(cp->custom_paths);
-	if (intVal(lfourth(priv)) != JOIN_INNER ||
-		p->rows > ((Path *) linitial(cp->custom_paths))->rows)
+	jointype = intVal(lfourth(priv));
+	if (jointype == JOIN_SEMI || jointype == JOIN_ANTI)
+	{
+		foreach(lc, (List *) list_nth(priv, 5))
+			if (RINFO_IS_PUSHED_DOWN(lfirst_node(RestrictInfo, lc), p->parent->relids))
+				return false;
+	}
+	else if ((jointype != JOIN_INNER && jointype != JOIN_LEFT) ||
+			 p->rows > ((Path *) linitial(cp->custom_paths))->rows)
 		return false;
-	foreach(lc, (List *) list_nth(priv, 5))
-		if (!list_member_ptr(linitial(priv), lfirst(lc)))
-			return false;
+	else
+		foreach(lc, (List *) list_nth(priv, 5))
+			if (!list_member_ptr(linitial(priv), lfirst(lc)))
+				return false;
 	*cost = cpu_operator_cost - cpu_tuple_cost /
 		(intVal(list_nth(priv, 6)) ? gpuhash_parallel_divisor(inner->parallel_workers) : 1.0);
 	return true;
