@@ -12,21 +12,22 @@
 
 \i sql/compare.psql
 
--- how many nodes of q's plan read the join below in batches
-CREATE FUNCTION pg_temp.chained(q text) RETURNS int LANGUAGE plpgsql AS $$
-DECLARE l text; n int := 0;
+-- the lines of EXPLAIN (VERBOSE, COSTS OFF) of q, PostgreSQL's own joins off
+CREATE FUNCTION pg_temp.plan_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM set_config('enable_hashjoin', 'off', true);
   PERFORM set_config('enable_mergejoin', 'off', true);
   PERFORM set_config('enable_nestloop', 'off', true);
-  FOR l IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || q LOOP
-    IF l ~ 'Outer Side: pairs of the GpuHashJoin below' THEN n := n + 1; END IF;
-  END LOOP;
+  RETURN QUERY EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || q;
   PERFORM set_config('enable_hashjoin', 'on', true);
   PERFORM set_config('enable_mergejoin', 'on', true);
   PERFORM set_config('enable_nestloop', 'on', true);
-  RETURN n;
 END $$;
+
+-- how many nodes of q's plan read the join below in batches
+CREATE FUNCTION pg_temp.chained(q text) RETURNS int LANGUAGE sql AS $$
+  SELECT count(*)::int FROM pg_temp.plan_lines(q) l WHERE l ~ 'Outer Side: pairs of the GpuHashJoin below'
+$$;
 
 CREATE FUNCTION pg_temp.same_chained(q text) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
@@ -34,20 +35,9 @@ BEGIN
 END $$;
 
 -- the GpuHashJoin and GpuHashAggregate nodes of q's plan and their join types, top first
-CREATE FUNCTION pg_temp.join_types(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE l text; r text := '';
-BEGIN
-  PERFORM set_config('enable_hashjoin', 'off', true);
-  PERFORM set_config('enable_mergejoin', 'off', true);
-  PERFORM set_config('enable_nestloop', 'off', true);
-  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF l ~ '(Custom Scan|Join Type)' THEN r := r || ' ' || trim(l); END IF;
-  END LOOP;
-  PERFORM set_config('enable_hashjoin', 'on', true);
-  PERFORM set_config('enable_mergejoin', 'on', true);
-  PERFORM set_config('enable_nestloop', 'on', true);
-  RETURN r;
-END $$;
+CREATE FUNCTION pg_temp.join_types(q text) RETURNS text LANGUAGE sql AS $$
+  SELECT string_agg(trim(l), ' ') FROM pg_temp.plan_lines(q) l WHERE l ~ '(Custom Scan|Join Type)'
+$$;
 
 -- a fact table with NULL and missing keys, text and numeric columns that
 -- pass through the levels; dimensions with unique keys (values kept in the
