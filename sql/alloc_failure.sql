@@ -45,15 +45,10 @@ SELECT set_config('gpuhash.device',
 SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off;
 SET gpuhash.join_startup_cost = 0; SET gpuhash.join_build_row_cost = 0; SET gpuhash.join_probe_row_cost = 0;
 -- each chain's nodes, top first, and whether the top reads the one below in batches
-CREATE FUNCTION af_plan(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE l text; r text := '';
-BEGIN
-  FOR l IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || q LOOP
-    IF l ~ '(Custom Scan|Join Type|Outer Side)' THEN r := r || ' ' || trim(l); END IF;
-  END LOOP;
-  RETURN r;
-END $$;
-SELECT what, af_plan(stmt) FROM af_chains ORDER BY what;
+\i sql/plan_lines.psql
+SELECT what, (SELECT string_agg(trim(l), ' ') FROM pg_temp.plan_lines(stmt) l
+              WHERE l ~ '(Custom Scan|Join Type|Outer Side)') AS af_plan
+FROM af_chains ORDER BY what;
 
 CREATE FUNCTION af_try(stmt text, OUT state text, OUT message text, OUT answer bigint)
 LANGUAGE plpgsql AS $$
@@ -142,5 +137,4 @@ SELECT gpuhash_memory() AS after;
 
 DROP TABLE af_build, af_probe, af_dim, af_chains, af_expected, af_chain_expected, af_runs, af_mem;
 DROP FUNCTION af_try(text);
-DROP FUNCTION af_plan(text);
 \set VERBOSITY default

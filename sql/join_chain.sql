@@ -12,17 +12,7 @@
 
 \i sql/compare.psql
 
--- the lines of EXPLAIN (VERBOSE, COSTS OFF) of q, PostgreSQL's own joins off
-CREATE FUNCTION pg_temp.plan_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM set_config('enable_hashjoin', 'off', true);
-  PERFORM set_config('enable_mergejoin', 'off', true);
-  PERFORM set_config('enable_nestloop', 'off', true);
-  RETURN QUERY EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || q;
-  PERFORM set_config('enable_hashjoin', 'on', true);
-  PERFORM set_config('enable_mergejoin', 'on', true);
-  PERFORM set_config('enable_nestloop', 'on', true);
-END $$;
+\i sql/plan_lines.psql
 
 -- how many nodes of q's plan read the join below in batches
 CREATE FUNCTION pg_temp.chained(q text) RETURNS int LANGUAGE sql AS $$

@@ -73,8 +73,9 @@ gpuhash_join_link_child(GpuJoinState *gj, PlanState *outer)
 static void
 kept_rows_as_pairs(GpuJoinState *child)
 {
-	/* their inner columns, which the level above may read: all NULL */
-	gpuhash_join_make_null_inner(child);
+	/* a left join's unmatched rows: the level above may read their inner columns, all NULL */
+	if (child->jointype == JOIN_LEFT)
+		gpuhash_join_make_null_inner(child);
 	child->npairs = gpuhash_join_flagged_rows(child, child->jointype == JOIN_SEMI);
 	child->pidx = child->fold_rows;
 	child->brow = NULL;

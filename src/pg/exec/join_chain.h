@@ -53,7 +53,7 @@ gpuhash_child_pair_at(GpuJoinState *child, uint64 j, ChildPair *p)
 	p->on = (const bool *) (p->ov + co->ncols);
 	if (child->rows_as_pairs)
 	{
-		/* a kept row without a build row: its inner columns NULL */
+		/* a kept row without a build row: its inner columns NULL (none for semi and anti joins) */
 		p->iv = child->null_inner;
 		p->in = child->null_inner_flags;
 		p->payload = 0;

@@ -452,13 +452,16 @@ chained_lookup(Path *p, double *cost)
 			if (RINFO_IS_PUSHED_DOWN(lfirst_node(RestrictInfo, lc), p->parent->relids))
 				return false;
 	}
-	else if ((jointype != JOIN_INNER && jointype != JOIN_LEFT) ||
-			 p->rows > ((Path *) linitial(cp->custom_paths))->rows)
-		return false;
-	else
+	else if (jointype == JOIN_INNER || jointype == JOIN_LEFT)
+	{
+		if (p->rows > ((Path *) linitial(cp->custom_paths))->rows)
+			return false;
 		foreach(lc, (List *) list_nth(priv, 5))
 			if (!list_member_ptr(linitial(priv), lfirst(lc)))
 				return false;
+	}
+	else
+		return false;
 	*cost = cpu_operator_cost - cpu_tuple_cost /
 		(intVal(list_nth(priv, 6)) ? gpuhash_parallel_divisor(inner->parallel_workers) : 1.0);
 	return true;
