@@ -56,6 +56,7 @@ bool		gpuhash_read_during_build = true;
 
 bool		gpuhash_enable_aggregate = true;
 bool		gpuhash_enable_scan_aggregate = true;
+bool		gpuhash_enable_input_aggregate = true;
 bool		gpuhash_enable_group_combine = true;
 int			gpuhash_group_combine_min_groups = 10000;
 bool		gpuhash_fold_year_keys = true;
@@ -268,6 +269,14 @@ static const Setting settings[] = {
 		"Applies when a sum or avg of numeric arithmetic is among them; "
 		"gpuhash.enable_aggregate off turns this off too.",
 		&gpuhash_enable_scan_aggregate, 1, 0, 0, PGC_USERSET, 0, NULL},
+	{"gpuhash.enable_input_aggregate", SETTING_BOOL,
+		"Lets the planner fold aggregates over the input PostgreSQL chose for "
+		"them when that input is none of gpuhash's (Custom Scan GpuHashAggregate "
+		"over a nested loop, a merge join, an index scan ...).",
+		"Applies to a serial plan's GROUP BY or aggregate with a sum or avg of "
+		"numeric arithmetic among its aggregates; only the aggregation changes.  "
+		"gpuhash.enable_aggregate off turns this off too.",
+		&gpuhash_enable_input_aggregate, 1, 0, 0, PGC_USERSET, 0, NULL},
 	{"gpuhash.enable_group_combine", SETTING_BOOL,
 		"Lets the participants of a parallel GpuHashAggregate combine its "
 		"groups themselves, with no Finalize Aggregate above the Gather.",

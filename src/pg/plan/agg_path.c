@@ -463,6 +463,14 @@ aggs_compile_for(const AggShape *shape, CustomPath *join)
 	return compiles;
 }
 
+/* a table of groups' bytes: its slots and entries grow by doubling, so twice the entries' */
+static double
+table_bytes(const AggShape *shape, double groups)
+{
+	return 2.0 * groups * (sizeof(uint64) * (2 + list_length(shape->keys)) +
+						   list_length(shape->aggs) * GPUHASH_AGG_ACC_BYTES);
+}
+
 /*
  * The groups of one participant that reads rows of the join, or 1 without
  * GROUP BY; -1 when their table would not fit the hash tables' memory
@@ -472,15 +480,11 @@ static double
 groups_of(PlannerInfo *root, const AggShape *shape, double rows)
 {
 	double		groups;
-	double		bytes;
 
 	if (shape->group_exprs == NIL)
 		return 1;
 	groups = num_groups(root, shape->group_exprs, rows);
-	/* the table's slots and entries grow by doubling: twice the entries' size */
-	bytes = 2.0 * groups * (sizeof(uint64) * (2 + list_length(shape->keys)) +
-							list_length(shape->aggs) * GPUHASH_AGG_ACC_BYTES);
-	return bytes > (double) get_hash_memory_limit() ? -1 : groups;
+	return table_bytes(shape, groups) > (double) get_hash_memory_limit() ? -1 : groups;
 }
 
 /* rel's GpuHashJoin paths that add_path kept, partial ones or the others */
@@ -1021,6 +1025,50 @@ add_combined_aggs(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_
 	}
 }
 
+/*
+ * The fold over the input PostgreSQL chose for its own aggregation, where
+ * that is none of gpuhash's paths and no plain Seq Scan (those have folds
+ * of their own): a nested loop over an index, a merge join, an index scan.
+ * Not over a Gather: the participants' rows would be folded by the leader
+ * alone, where PostgreSQL's partial aggregation splits the work.
+ * Only the aggregation differs from PostgreSQL's plan over the same path,
+ * so the fold is kept only where it costs clearly less: its rows copied
+ * into batches and folded in integers against PostgreSQL's numeric
+ * additions and hash table (TPC-H q11's 320 000 joined rows into 300 000
+ * groups of numeric sums, bench/NOTES.md section 59).  Unlike the folds
+ * over gpuhash's joins, it is planned past hash_mem too, where both spill.  Serial only: a partial input's rows are few where PostgreSQL keeps
+ * its own joins for them.
+ */
+static void
+add_input_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
+			  const AggShape *shape)
+{
+	Path	   *input = input_rel->cheapest_total_path;
+	Path	   *under;
+	CustomPath *cp;
+	double		groups;
+
+	if (!gpuhash_enable_input_aggregate || input == NULL || input->param_info != NULL ||
+		!has_numeric_sum(shape->aggs))
+		return;
+	under = IsA(input, ProjectionPath) ? ((ProjectionPath *) input)->subpath : input;
+	if (IsA(under, CustomPath) || under->pathtype == T_SeqScan || IsA(under, GatherPath) ||
+		IsA(under, GatherMergePath) ||
+		!aggs_compile_for_scan(shape, input))
+		return;
+	groups = shape->group_exprs == NIL ? 1 : num_groups(root, shape->group_exprs, input->rows);
+	cp = make_scan_agg_path(root, grouped_rel, input_rel, input, grouped_rel->reltarget, shape,
+							groups, false);
+	/* past hash_mem the node writes its groups out by partition and combines them again */
+	if (table_bytes(shape, groups) > (double) get_hash_memory_limit())
+	{
+		cp->path.total_cost += combine_cost(shape, groups);
+		cp->path.startup_cost = cp->path.total_cost;
+	}
+	if (cp->path.total_cost * UNSURE_FOLD_MARGIN < pg_best_cost)
+		add_path(grouped_rel, &cp->path);
+}
+
 static void
 gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
 					RelOptInfo *output_rel, void *extra)
@@ -1086,6 +1134,7 @@ gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *inpu
 													 output_rel->reltarget, &shape, groups,
 													 false)->path);
 	}
+	add_input_agg(root, input_rel, output_rel, &shape);
 }
 
 /* The plan of a GpuHashAggregate with no join: its child is the Seq Scan. */

@@ -94,6 +94,7 @@ enum
 /* GpuHashAggregate's settings (common/settings.c) */
 extern bool gpuhash_enable_aggregate;
 extern bool gpuhash_enable_scan_aggregate;
+extern bool gpuhash_enable_input_aggregate;
 extern bool gpuhash_enable_group_combine;
 extern int	gpuhash_group_combine_min_groups;
 extern bool gpuhash_fold_year_keys;
