@@ -29,6 +29,12 @@ BEGIN
   RETURN 'not folded';
 END $$;
 
+-- the lines of EXPLAIN (COSTS OFF) of q
+CREATE FUNCTION pg_temp.plan_of(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY EXECUTE 'EXPLAIN (COSTS OFF) ' || q;
+END $$;
+
 -- did q's fold write groups out?
 CREATE FUNCTION pg_temp.written_out(q text) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE l text; found boolean := false;
@@ -73,6 +79,8 @@ INSERT INTO ia_queries VALUES
   (8, 'SELECT g, sum(price), max(d) FROM ia_fact WHERE id BETWEEN 100 AND 2000 GROUP BY g'),
   (9, 'SELECT g, sum(price) FROM ia_fact TABLESAMPLE SYSTEM (50) REPEATABLE (1) GROUP BY g'),
   -- a subquery run once per outer row: the node starts again with each
+  -- a key the node computes (the year of a date), which the input's projection computes too
+  (11, 'SELECT extract(year FROM f.d), d.label, sum(f.price), count(*) FROM ia_fact f JOIN ia_dim d ON f.code = d.code GROUP BY 1, 2'),
   (10, 'SELECT x, (SELECT sum(f.price) + avg(f.price * f.qty) + sum(f.price * 2) FROM ia_fact f JOIN ia_dim d ON f.code = d.code WHERE d.region = x) FROM generate_series(0, 3) x');
 
 SELECT n, pg_temp.fold_input(q), pg_temp.same(q, false) FROM ia_queries ORDER BY n;
@@ -102,11 +110,17 @@ SELECT pg_temp.fold_input(q) FROM ia_queries WHERE n = 3;
 RESET gpuhash.enable_input_aggregate;
 SELECT pg_temp.fold_input('SELECT d.label, count(*), sum(f.qty) FROM ia_fact f JOIN ia_dim d ON f.code = d.code GROUP BY d.label');
 
--- in parallel the input is PostgreSQL's Gather, which the fold does not read:
--- PostgreSQL's partial aggregation splits the work among the participants
+-- in parallel each participant folds its share of PostgreSQL's partial input,
+-- and PostgreSQL's Finalize Aggregate above the Gather combines the partial
+-- states; a serial fold never reads a Gather (the leader would fold every
+-- participant's rows alone)
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
-SELECT pg_temp.fold_input(q), pg_temp.same(q, false) FROM ia_queries WHERE n = 3;
+SELECT n, pg_temp.fold_input(q), pg_temp.same(q, false),
+       (SELECT count(*) FROM pg_temp.plan_of(q) l WHERE l ~ 'Finalize') AS finalized
+FROM ia_queries WHERE n IN (3, 4, 5, 9, 11) ORDER BY n;
+SELECT count(*) AS folds_over_a_gather FROM ia_queries, pg_temp.plan_of(q) l
+WHERE l ~ '->  Gather' AND pg_temp.fold_input(q) ~ 'Gather';
 RESET max_parallel_workers_per_gather; RESET parallel_setup_cost; RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 

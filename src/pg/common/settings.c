@@ -273,9 +273,10 @@ static const Setting settings[] = {
 		"Lets the planner fold aggregates over the input PostgreSQL chose for "
 		"them when that input is none of gpuhash's (Custom Scan GpuHashAggregate "
 		"over a nested loop, a merge join, an index scan ...).",
-		"Applies to a serial plan's GROUP BY or aggregate with a sum or avg of "
-		"numeric arithmetic among its aggregates; only the aggregation changes.  "
-		"gpuhash.enable_aggregate off turns this off too.",
+		"Applies to a GROUP BY or aggregate with a sum or avg of numeric "
+		"arithmetic among its aggregates, serially or in each participant of a "
+		"parallel plan; only the aggregation changes.  gpuhash.enable_aggregate "
+		"off turns this off too.",
 		&gpuhash_enable_input_aggregate, 1, 0, 0, PGC_USERSET, 0, NULL},
 	{"gpuhash.enable_group_combine", SETTING_BOOL,
 		"Lets the participants of a parallel GpuHashAggregate combine its "

@@ -195,8 +195,10 @@ gpuhash_join_begin(CustomScanState *node, EState *estate, int eflags)
 #define GPUHASH_GPU_BATCH_ROWS 262144
 
 /*
- * A node with no join (GpuHashAggregate over one scan): its child's rows
- * are read in batches, as a join's outer side, and all of them are folded.
+ * A node with no join (GpuHashAggregate over one scan, or over a plan of
+ * PostgreSQL's): its child's rows are read in batches, as a join's outer
+ * side (directly from the heap where the child is a plain Seq Scan), and
+ * all of them are folded.
  * Nothing is built and no device is used, so the batches are the CPU's.
  */
 void

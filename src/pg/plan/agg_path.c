@@ -568,7 +568,9 @@ static Cost pg_best_cost;
  * 1 % of PostgreSQL's own plan; its plan's shape decides instead, and
  * TPC-H q08's two such folds ran 11 % and 20 % slower than PostgreSQL's
  * aggregation over the same GPU joins (runs 166-167).  Such a fold is kept
- * only where it costs clearly less than PostgreSQL's best path.
+ * only where it costs clearly less than PostgreSQL's best path, as is a
+ * fold over PostgreSQL's own input (pg_input), where only the aggregation
+ * differs.
  */
 #define UNSURE_FOLD_MARGIN 1.01
 
@@ -583,7 +585,8 @@ pg_join_side(const CustomPath *fold)
 
 		if (IsA(p, ProjectionPath))
 			p = ((ProjectionPath *) p)->subpath;
-		if (IsA(p, HashPath) || IsA(p, NestPath) || IsA(p, MergePath))
+		if (IsA(p, HashPath) || IsA(p, NestPath) || IsA(p, MergePath) ||
+			(fold->methods == &scan_agg_path_methods && p->pathtype != T_SeqScan))
 			return true;
 	}
 	return false;
@@ -720,9 +723,9 @@ aggs_compile_for_scan(const AggShape *shape, Path *scan)
 }
 
 /*
- * A GpuHashAggregate with no join: the Seq Scan's rows read in batches and
- * folded, at the scan's cost plus the fold's (as make_agg_path charges it)
- * and a row per group.
+ * A GpuHashAggregate with no join: the rows of scan (a Seq Scan, or
+ * PostgreSQL's own input, pg_input) read in batches and folded, at scan's
+ * cost plus the fold's (as make_agg_path charges it) and a row per group.
  */
 static CustomPath *
 make_scan_agg_path(PlannerInfo *root, RelOptInfo *upper, RelOptInfo *input_rel, Path *scan,
@@ -806,6 +809,68 @@ add_parallel_scan_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grou
 }
 
 /*
+ * Is input, the path PostgreSQL chose to aggregate, one for the fold over
+ * PostgreSQL's own input: none of gpuhash's paths and no plain Seq Scan
+ * (those have folds of their own), but a nested loop over an index, a hash
+ * or merge join on keys gpuhash does not hash, an index scan.  Only the
+ * aggregation then differs from PostgreSQL's plan over the same path: the
+ * input's rows copied into batches and folded in integers, against
+ * PostgreSQL's numeric additions and hash table (TPC-H q11's 320 000 joined
+ * rows into 300 000 groups of numeric sums, bench/NOTES.md section 59), so
+ * add_fold_path keeps it only where it costs clearly less.  Not over a
+ * Gather: the leader would fold every participant's rows alone, where
+ * PostgreSQL's partial aggregation splits them.  The path the fold reads, or
+ * NULL: below a projection onto GROUP BY's expressions, as seq_scan_of
+ * reads the scan, since the node computes an expression key itself and
+ * emits it in a column of its own, not in the input's (a year of a date
+ * read from the projection's column came out NULL).
+ */
+static Path *
+pg_input(Path *input, const AggShape *shape)
+{
+	if (!gpuhash_enable_input_aggregate || input == NULL || !has_numeric_sum(shape->aggs))
+		return NULL;
+	if (IsA(input, ProjectionPath))
+		input = ((ProjectionPath *) input)->subpath;
+	if (input->param_info != NULL || IsA(input, CustomPath) || input->pathtype == T_SeqScan ||
+		IsA(input, GatherPath) || IsA(input, GatherMergePath) ||
+		!aggs_compile_for_scan(shape, input))
+		return NULL;
+	return input;
+}
+
+/*
+ * In parallel, the fold over PostgreSQL's own partial input in each
+ * participant, for the workers PostgreSQL planned it with; its partial
+ * states go to PostgreSQL's Finalize Aggregate above the Gather.
+ */
+static void
+add_parallel_input_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
+					   RelOptInfo *partial_rel, GroupPathExtraData *gx, const AggShape *shape)
+{
+	Path	   *input = pg_input(input_rel->partial_pathlist ?
+								 linitial(input_rel->partial_pathlist) : NULL, shape);
+	CustomPath *partial;
+	Path	   *gather;
+	double		groups;
+	double		rows;
+
+	if (input == NULL || (groups = groups_of(root, shape, input->rows)) < 0)
+		return;
+	partial = make_scan_agg_path(root, partial_rel, input_rel, input, partial_rel->reltarget,
+								 shape, groups, true);
+	partial->path.parallel_workers = input->parallel_workers;
+	if (!partial->path.parallel_safe || partial->path.parallel_workers < 1)
+		return;
+	rows = partial->path.rows * partial->path.parallel_workers;
+	gather = (Path *) create_gather_path(root, partial_rel, &partial->path,
+										 partial_rel->reltarget, NULL, &rows);
+	add_final_aggs(root, grouped_rel, gather, gx,
+				   shape->group_exprs == NIL ? 1 :
+				   num_groups(root, shape->group_exprs, rows), partial);
+}
+
+/*
  * A participant's groups when every group key is a column of the outer
  * side: no more than the distinct keys of its share of the outer rows, which
  * is split among the participants (the inner side is joined whole).  Group
@@ -875,6 +940,7 @@ add_parallel_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_r
 					   num_groups(root, group_exprs, rows), partial);
 	}
 	add_parallel_scan_agg(root, input_rel, grouped_rel, partial_rel, gx, &shape);
+	add_parallel_input_agg(root, input_rel, grouped_rel, partial_rel, gx, &shape);
 }
 
 /* how many participants share a parallel path's rows: PostgreSQL's parallel divisor */
@@ -1026,47 +1092,30 @@ add_combined_aggs(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_
 }
 
 /*
- * The fold over the input PostgreSQL chose for its own aggregation, where
- * that is none of gpuhash's paths and no plain Seq Scan (those have folds
- * of their own): a nested loop over an index, a merge join, an index scan.
- * Not over a Gather: the participants' rows would be folded by the leader
- * alone, where PostgreSQL's partial aggregation splits the work.
- * Only the aggregation differs from PostgreSQL's plan over the same path,
- * so the fold is kept only where it costs clearly less: its rows copied
- * into batches and folded in integers against PostgreSQL's numeric
- * additions and hash table (TPC-H q11's 320 000 joined rows into 300 000
- * groups of numeric sums, bench/NOTES.md section 59).  Unlike the folds
- * over gpuhash's joins, it is planned past hash_mem too, where both spill.  Serial only: a partial input's rows are few where PostgreSQL keeps
- * its own joins for them.
+ * Serially, the fold over PostgreSQL's own input (pg_input).  Unlike the
+ * folds over gpuhash's joins it is planned past hash_mem too, where
+ * PostgreSQL's hash aggregation would spill as well: the node writes its
+ * groups out by partition and combines them again, at combine_cost.
  */
 static void
 add_input_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
 			  const AggShape *shape)
 {
-	Path	   *input = input_rel->cheapest_total_path;
-	Path	   *under;
+	Path	   *input = pg_input(input_rel->cheapest_total_path, shape);
 	CustomPath *cp;
 	double		groups;
 
-	if (!gpuhash_enable_input_aggregate || input == NULL || input->param_info != NULL ||
-		!has_numeric_sum(shape->aggs))
-		return;
-	under = IsA(input, ProjectionPath) ? ((ProjectionPath *) input)->subpath : input;
-	if (IsA(under, CustomPath) || under->pathtype == T_SeqScan || IsA(under, GatherPath) ||
-		IsA(under, GatherMergePath) ||
-		!aggs_compile_for_scan(shape, input))
+	if (input == NULL)
 		return;
 	groups = shape->group_exprs == NIL ? 1 : num_groups(root, shape->group_exprs, input->rows);
 	cp = make_scan_agg_path(root, grouped_rel, input_rel, input, grouped_rel->reltarget, shape,
 							groups, false);
-	/* past hash_mem the node writes its groups out by partition and combines them again */
 	if (table_bytes(shape, groups) > (double) get_hash_memory_limit())
 	{
 		cp->path.total_cost += combine_cost(shape, groups);
 		cp->path.startup_cost = cp->path.total_cost;
 	}
-	if (cp->path.total_cost * UNSURE_FOLD_MARGIN < pg_best_cost)
-		add_path(grouped_rel, &cp->path);
+	add_fold_path(grouped_rel, &cp->path, cp);
 }
 
 static void
@@ -1137,7 +1186,7 @@ gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *inpu
 	add_input_agg(root, input_rel, output_rel, &shape);
 }
 
-/* The plan of a GpuHashAggregate with no join: its child is the Seq Scan. */
+/* The plan of a GpuHashAggregate with no join: its child is the Seq Scan, or PostgreSQL's input. */
 static Plan *
 plan_scan_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			  List *tlist, List *clauses, List *custom_plans)
