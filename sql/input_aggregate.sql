@@ -3,7 +3,8 @@
 -- over an index, a hash or merge join on keys gpuhash does not hash (text),
 -- an index scan, a sample scan.  Only the aggregation changes: the input's
 -- rows are copied into batches and folded (fixed-point numeric sums, text
--- and date group keys), written out by partition past hash_mem.  Each query
+-- and date group keys), serially or in each participant of a parallel plan,
+-- and written out by partition past hash_mem.  Each query
 -- names the node the fold reads and is compared, as a multiset, with
 -- PostgreSQL's own plan (gpuhash.enable_join off).
 --

@@ -783,22 +783,18 @@ scan_agg_allowed(PlannerInfo *root, RelOptInfo *input_rel, const AggShape *shape
 		has_numeric_sum(shape->aggs) && scan_quals_compile(root, input_rel);
 }
 
+/*
+ * partial, a fold in each participant of a parallel plan, under a Gather
+ * and PostgreSQL's Finalize Aggregate.
+ */
 static void
-add_parallel_scan_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
-					  RelOptInfo *partial_rel, GroupPathExtraData *gx, const AggShape *shape)
+add_gathered_fold(PlannerInfo *root, RelOptInfo *grouped_rel, RelOptInfo *partial_rel,
+				  GroupPathExtraData *gx, const AggShape *shape, CustomPath *partial)
 {
-	Path	   *scan = seq_scan_of(input_rel->partial_pathlist, true);
-	CustomPath *partial;
-	Path	   *gather;
-	double		groups;
 	double		rows;
+	Path	   *gather;
 
-	if (scan == NULL || !scan_agg_allowed(root, input_rel, shape) ||
-		!aggs_compile_for_scan(shape, scan) || (groups = groups_of(root, shape, scan->rows)) < 0)
-		return;
-	partial = make_scan_agg_path(root, partial_rel, input_rel, scan, partial_rel->reltarget,
-								 shape, groups, true);
-	if (!partial->path.parallel_safe)
+	if (!partial->path.parallel_safe || partial->path.parallel_workers < 1)
 		return;
 	rows = partial->path.rows * partial->path.parallel_workers;
 	gather = (Path *) create_gather_path(root, partial_rel, &partial->path,
@@ -806,6 +802,21 @@ add_parallel_scan_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grou
 	add_final_aggs(root, grouped_rel, gather, gx,
 				   shape->group_exprs == NIL ? 1 :
 				   num_groups(root, shape->group_exprs, rows), partial);
+}
+
+static void
+add_parallel_scan_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
+					  RelOptInfo *partial_rel, GroupPathExtraData *gx, const AggShape *shape)
+{
+	Path	   *scan = seq_scan_of(input_rel->partial_pathlist, true);
+	double		groups;
+
+	if (scan == NULL || !scan_agg_allowed(root, input_rel, shape) ||
+		!aggs_compile_for_scan(shape, scan) || (groups = groups_of(root, shape, scan->rows)) < 0)
+		return;
+	add_gathered_fold(root, grouped_rel, partial_rel, gx, shape,
+					  make_scan_agg_path(root, partial_rel, input_rel, scan, partial_rel->reltarget,
+										 shape, groups, true));
 }
 
 /*
@@ -851,23 +862,14 @@ add_parallel_input_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *gro
 	Path	   *input = pg_input(input_rel->partial_pathlist ?
 								 linitial(input_rel->partial_pathlist) : NULL, shape);
 	CustomPath *partial;
-	Path	   *gather;
 	double		groups;
-	double		rows;
 
 	if (input == NULL || (groups = groups_of(root, shape, input->rows)) < 0)
 		return;
 	partial = make_scan_agg_path(root, partial_rel, input_rel, input, partial_rel->reltarget,
 								 shape, groups, true);
 	partial->path.parallel_workers = input->parallel_workers;
-	if (!partial->path.parallel_safe || partial->path.parallel_workers < 1)
-		return;
-	rows = partial->path.rows * partial->path.parallel_workers;
-	gather = (Path *) create_gather_path(root, partial_rel, &partial->path,
-										 partial_rel->reltarget, NULL, &rows);
-	add_final_aggs(root, grouped_rel, gather, gx,
-				   shape->group_exprs == NIL ? 1 :
-				   num_groups(root, shape->group_exprs, rows), partial);
+	add_gathered_fold(root, grouped_rel, partial_rel, gx, shape, partial);
 }
 
 /*
@@ -916,11 +918,8 @@ add_parallel_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_r
 	foreach(lc, join_paths_of(input_rel, true))
 	{
 		CustomPath *join = lfirst(lc);
-		CustomPath *partial;
-		Path	   *gather;
 		double		groups;
 		double		share;
-		double		rows;
 
 		if (!aggs_compile_for(&shape, join) ||
 			(groups = groups_of(root, &shape, join->path.rows)) < 0)
@@ -928,16 +927,9 @@ add_parallel_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_r
 		share = outer_share_groups(root, &shape, join);
 		if (share >= 0)
 			groups = Min(groups, share);
-		partial = make_agg_path(root, partial_rel, join, partial_rel->reltarget, &shape,
-								groups, true);
-		if (!partial->path.parallel_safe)
-			continue;
-		rows = partial->path.rows * partial->path.parallel_workers;
-		gather = (Path *) create_gather_path(root, partial_rel, &partial->path,
-											 partial_rel->reltarget, NULL, &rows);
-		add_final_aggs(root, grouped_rel, gather, gx,
-					   group_exprs == NIL ? 1 :
-					   num_groups(root, group_exprs, rows), partial);
+		add_gathered_fold(root, grouped_rel, partial_rel, gx, &shape,
+						  make_agg_path(root, partial_rel, join, partial_rel->reltarget, &shape,
+										groups, true));
 	}
 	add_parallel_scan_agg(root, input_rel, grouped_rel, partial_rel, gx, &shape);
 	add_parallel_input_agg(root, input_rel, grouped_rel, partial_rel, gx, &shape);
