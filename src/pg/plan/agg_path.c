@@ -221,10 +221,11 @@ new_agg_path(PlannerInfo *root, RelOptInfo *upper, Path *input, PathTarget *targ
 		is_parallel_safe(root, (Node *) target->exprs) &&
 		is_parallel_safe(root, (Node *) shape->having);
 	/*
-	 * A join's path has them already (make_path); a scan's has PostgreSQL's
-	 * count, none where serial.
+	 * A join's path has them already (make_path); a Seq Scan's has
+	 * PostgreSQL's count, none where serial, and is sized by its reads;
+	 * PostgreSQL's other inputs keep the workers they were costed for.
 	 */
-	cp->path.parallel_workers = IsA(input, CustomPath) || input->parallel_workers <= 0 ?
+	cp->path.parallel_workers = input->pathtype != T_SeqScan || input->parallel_workers <= 0 ?
 		input->parallel_workers :
 		gpuhash_plan_workers(input->parallel_workers, gpuhash_read_kept(root, input, 1.0),
 							 gpuhash_workers_fixed(input));
@@ -463,12 +464,20 @@ aggs_compile_for(const AggShape *shape, CustomPath *join)
 	return compiles;
 }
 
-/* a table of groups' bytes: its slots and entries grow by doubling, so twice the entries' */
+/* the groups of rows, or 1 without GROUP BY */
 static double
-table_bytes(const AggShape *shape, double groups)
+all_groups(PlannerInfo *root, const AggShape *shape, double rows)
+{
+	return shape->group_exprs == NIL ? 1 : num_groups(root, shape->group_exprs, rows);
+}
+
+/* Does a table of groups fit hash_mem?  Its slots and entries grow by doubling: twice the entries. */
+static bool
+groups_fit(const AggShape *shape, double groups)
 {
 	return 2.0 * groups * (sizeof(uint64) * (2 + list_length(shape->keys)) +
-						   list_length(shape->aggs) * GPUHASH_AGG_ACC_BYTES);
+						   list_length(shape->aggs) * GPUHASH_AGG_ACC_BYTES) <=
+		(double) get_hash_memory_limit();
 }
 
 /*
@@ -479,12 +488,9 @@ table_bytes(const AggShape *shape, double groups)
 static double
 groups_of(PlannerInfo *root, const AggShape *shape, double rows)
 {
-	double		groups;
+	double		groups = all_groups(root, shape, rows);
 
-	if (shape->group_exprs == NIL)
-		return 1;
-	groups = num_groups(root, shape->group_exprs, rows);
-	return table_bytes(shape, groups) > (double) get_hash_memory_limit() ? -1 : groups;
+	return groups_fit(shape, groups) ? groups : -1;
 }
 
 /* rel's GpuHashJoin paths that add_path kept, partial ones or the others */
@@ -575,7 +581,7 @@ static Cost pg_best_cost;
 #define UNSURE_FOLD_MARGIN 1.01
 
 static bool
-pg_join_side(const CustomPath *fold)
+unsure_fold(const CustomPath *fold)
 {
 	ListCell   *lc;
 
@@ -629,7 +635,7 @@ add_fold_path(RelOptInfo *rel, Path *path, const CustomPath *fold)
 {
 	if (year_grouping && path->total_cost * YEAR_FOLD_MARGIN >= pg_best_cost)
 		return;
-	if (pg_join_side(fold) && path->total_cost * UNSURE_FOLD_MARGIN >= pg_best_cost)
+	if (unsure_fold(fold) && path->total_cost * UNSURE_FOLD_MARGIN >= pg_best_cost)
 		return;
 	add_path(rel, path);
 }
@@ -861,15 +867,13 @@ add_parallel_input_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *gro
 {
 	Path	   *input = pg_input(input_rel->partial_pathlist ?
 								 linitial(input_rel->partial_pathlist) : NULL, shape);
-	CustomPath *partial;
 	double		groups;
 
 	if (input == NULL || (groups = groups_of(root, shape, input->rows)) < 0)
 		return;
-	partial = make_scan_agg_path(root, partial_rel, input_rel, input, partial_rel->reltarget,
-								 shape, groups, true);
-	partial->path.parallel_workers = input->parallel_workers;
-	add_gathered_fold(root, grouped_rel, partial_rel, gx, shape, partial);
+	add_gathered_fold(root, grouped_rel, partial_rel, gx, shape,
+					  make_scan_agg_path(root, partial_rel, input_rel, input, partial_rel->reltarget,
+										 shape, groups, true));
 }
 
 /*
@@ -1099,10 +1103,10 @@ add_input_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
 
 	if (input == NULL)
 		return;
-	groups = shape->group_exprs == NIL ? 1 : num_groups(root, shape->group_exprs, input->rows);
+	groups = all_groups(root, shape, input->rows);
 	cp = make_scan_agg_path(root, grouped_rel, input_rel, input, grouped_rel->reltarget, shape,
 							groups, false);
-	if (table_bytes(shape, groups) > (double) get_hash_memory_limit())
+	if (!groups_fit(shape, groups))
 	{
 		cp->path.total_cost += combine_cost(shape, groups);
 		cp->path.startup_cost = cp->path.total_cost;
