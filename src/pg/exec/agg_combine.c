@@ -100,6 +100,9 @@ put_blob(StringInfo b, Datum v)
 static void
 put_acc(StringInfo b, const GpuAggSpec *a, const GpuAggAcc *acc)
 {
+	/* count(DISTINCT) is counted again from its pairs' records */
+	if (a->kind == GA_COUNT_DISTINCT)
+		return;
 	put(b, &acc->count, sizeof(acc->count));
 	if (a->kind == GA_COUNT_STAR || a->kind == GA_COUNT)
 		return;
@@ -126,31 +129,52 @@ put_acc(StringInfo b, const GpuAggSpec *a, const GpuAggAcc *acc)
 	put(b, &acc->sum, sizeof(acc->sum));
 }
 
-/* Group g of the table as a record in b. */
+/*
+ * The NULL mask's bit that marks a record of count(DISTINCT)'s pair, not
+ * of a group (GPUHASH_DISTINCT_MAX_KEYS leaves it free).  Such a record has
+ * its group's keys, so that it meets the group's record in a partition,
+ * and in place of accumulators the aggregate's number and the value.
+ */
+#define PAIR_RECORD 0x80
+
+/*
+ * Group g of the table as a record in b; with pair_agg >= 0, the record of
+ * that count(DISTINCT)'s value of the group instead.
+ */
 static void
-group_record(GpuJoinState *gj, uint32 g, StringInfo b)
+group_record(GpuJoinState *gj, uint32 g, int pair_agg, int64 value, StringInfo b)
 {
 	const int64 *keys = gpuhash_group_keys(gj->groups, g);
 	uint8		nulls = gpuhash_group_nulls(gj->groups, g);
 	const GpuAggAcc *accs = gpuhash_group_acc(gj->groups, g);
 	uint32		len = 0;
 	uint64		h = group_hash(gj, keys, nulls);
+	uint8		mask = pair_agg >= 0 ? nulls | PAIR_RECORD : nulls;
 
 	resetStringInfo(b);
 	put(b, &len, sizeof(len));
 	put(b, &h, sizeof(h));
-	put(b, &nulls, sizeof(nulls));
+	put(b, &mask, sizeof(mask));
 	for (int k = 0; k < gj->ngroupkeys; k++)
 		if (!gpuhash_text_key(&gj->group_keys[k]))
 			put(b, &keys[k], sizeof(int64));
-	for (int i = 0; i < gj->naggs; i++)
-		put_acc(b, &gj->aggs[i], &accs[i]);
+	if (pair_agg >= 0)
+	{
+		uint16		i = (uint16) pair_agg;
+
+		put(b, &i, sizeof(i));
+		put(b, &value, sizeof(value));
+	}
+	else
+		for (int i = 0; i < gj->naggs; i++)
+			put_acc(b, &gj->aggs[i], &accs[i]);
 	for (int k = 0; k < gj->ngroupkeys; k++)
 		if (gpuhash_text_key(&gj->group_keys[k]) && !(nulls & (1 << k)))
 			put_blob(b, gpuhash_dict_value(&gj->dicts[k], (uint32) keys[k]));
-	for (int i = 0; i < gj->naggs; i++)
-		if (accs[i].spill != (Datum) 0)
-			put_blob(b, accs[i].spill);
+	if (pair_agg < 0)
+		for (int i = 0; i < gj->naggs; i++)
+			if (accs[i].spill != (Datum) 0)
+				put_blob(b, accs[i].spill);
 	len = (uint32) b->len;
 	memcpy(b->data, &len, sizeof(len));
 }
@@ -177,10 +201,29 @@ gpuhash_agg_write_groups(GpuJoinState *gj)
 	{
 		if ((g & 0xFFFF) == 0xFFFF)
 			CHECK_FOR_INTERRUPTS();
-		group_record(gj, (uint32) g, &gj->spill_rec);
+		group_record(gj, (uint32) g, -1, 0, &gj->spill_rec);
 		gpuhash_spill_put(gj->spill,
 						  partition_of(record_hash(gj->spill_rec.data), 0, npartitions),
 						  gj->spill_rec.data);
+	}
+	/* count(DISTINCT)'s pairs, each beside its group */
+	for (int i = 0; gj->distinct != NULL && i < gj->naggs; i++)
+	{
+		const GpuAggGroups *seen = &gj->distinct[i];
+
+		if (gj->aggs[i].kind != GA_COUNT_DISTINCT)
+			continue;
+		for (uint64 e = 0; e < seen->ngroups; e++)
+		{
+			const int64 *pair = gpuhash_group_keys(seen, (uint32) e);
+
+			if ((e & 0xFFFF) == 0xFFFF)
+				CHECK_FOR_INTERRUPTS();
+			group_record(gj, (uint32) pair[0], i, pair[1], &gj->spill_rec);
+			gpuhash_spill_put(gj->spill,
+							  partition_of(record_hash(gj->spill_rec.data), 0, npartitions),
+							  gj->spill_rec.data);
+		}
 	}
 	gj->spill_stats.written += gj->groups->ngroups;
 	gj->spill_stats.write_ms += elapsed_ms_since(start);
@@ -217,6 +260,8 @@ get_acc(RecordReader *r, const GpuAggSpec *a, GpuAggAcc *acc, bool *spilled)
 {
 	memset(acc, 0, sizeof(*acc));
 	*spilled = false;
+	if (a->kind == GA_COUNT_DISTINCT)
+		return;
 	get(r, &acc->count, sizeof(acc->count));
 	if (a->kind == GA_COUNT_STAR || a->kind == GA_COUNT)
 		return;
@@ -296,16 +341,28 @@ combine_record(GpuJoinState *gj, const char *rec, bool full, GpuAggAcc *src, boo
 	uint32		group;
 	GpuAggAcc  *accs;
 	uint8		nulls;
+	bool		pair;
+	uint16		pair_agg = 0;
+	int64		value = 0;
 
 	get(&r, &nulls, sizeof(nulls));
+	pair = gj->distinct != NULL && (nulls & PAIR_RECORD) != 0;
+	if (pair)
+		nulls &= ~PAIR_RECORD;
 	for (int k = 0; k < gj->ngroupkeys; k++)
 	{
 		keys[k] = 0;
 		if (!gpuhash_text_key(&gj->group_keys[k]))
 			get(&r, &keys[k], sizeof(int64));
 	}
-	for (int i = 0; i < gj->naggs; i++)
-		get_acc(&r, &gj->aggs[i], &src[i], &spilled[i]);
+	if (pair)
+	{
+		get(&r, &pair_agg, sizeof(pair_agg));
+		get(&r, &value, sizeof(value));
+	}
+	else
+		for (int i = 0; i < gj->naggs; i++)
+			get_acc(&r, &gj->aggs[i], &src[i], &spilled[i]);
 	for (int k = 0; k < gj->ngroupkeys; k++)
 		if (gpuhash_text_key(&gj->group_keys[k]) && !(nulls & (1 << k)))
 		{
@@ -316,6 +373,12 @@ combine_record(GpuJoinState *gj, const char *rec, bool full, GpuAggAcc *src, boo
 	group = gpuhash_groups_find(gj->groups, keys, nulls, !full);
 	if (group == GPUHASH_NO_GROUP)
 		return false;
+	if (pair)
+	{
+		/* a pair written out before and after the groups started again counts once */
+		gpuhash_agg_add_distinct(gj, pair_agg, group, value);
+		return true;
+	}
 	accs = gpuhash_group_acc(gj->groups, group);
 	for (int i = 0; i < gj->naggs; i++)
 		combine_acc(gj, &gj->aggs[i], &accs[i], &src[i],
@@ -355,7 +418,7 @@ gpuhash_agg_combine_partition(GpuJoinState *gj, GpuAggSpill *from, int level, in
 		{
 			CHECK_FOR_INTERRUPTS();
 			/* at least one group stays, so that every level makes progress */
-			full = full || (gj->groups->ngroups > 0 && gpuhash_groups_full(gj->groups));
+			full = full || (gj->groups->ngroups > 0 && gpuhash_agg_tables_full(gj));
 		}
 		if (!combine_record(gj, rec, full, src, spilled, per_record))
 		{

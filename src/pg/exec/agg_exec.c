@@ -119,6 +119,31 @@ add_value(const GpuAggSpec *a, GpuAggAcc *acc, int64 v)
 }
 
 /*
+ * count(DISTINCT) i's value v in group: counted when the pair is new.  The
+ * pairs are a group table of their own whose keys are the group's number
+ * and the value; a group's number holds until the groups start again, and
+ * the pairs start again with them (gpuhash_agg_restart_groups).
+ */
+void
+gpuhash_agg_add_distinct(GpuJoinState *gj, int i, uint32 group, int64 v)
+{
+	GpuAggGroups *seen = &gj->distinct[i];
+	int64		pair[2] = {(int64) group, v};
+	uint64		before = seen->ngroups;
+
+	(void) gpuhash_groups_find(seen, pair, 0, true);
+	if (seen->ngroups > before)
+		((GpuAggAcc *) gpuhash_group_acc(gj->groups, group))[i].count++;
+}
+
+/* the number of the group whose accumulators accs are */
+static inline uint32
+group_of_accs(const GpuAggGroups *g, const GpuAggAcc *accs)
+{
+	return (uint32) (((const char *) accs - g->entries) / g->entry_size);
+}
+
+/*
  * The accumulators of one joined row's group (outer columns ov/on, inner
  * columns iv/in), or the node's only ones without GROUP BY.
  */
@@ -283,7 +308,11 @@ fold(GpuJoinState *gj, GpuAggAcc *accs, const Datum *ov, const bool *on, const D
 #endif
 		if (a->nconds > 0)
 			gpuhash_agg_cond_truths(gj, a, ov, on, iv, in, truth);
-		if (gpuhash_agg_eval_arg(a, ov, on, iv, in, truth, &v))
+		if (!gpuhash_agg_eval_arg(a, ov, on, iv, in, truth, &v))
+			continue;
+		if (a->kind == GA_COUNT_DISTINCT)
+			gpuhash_agg_add_distinct(gj, i, group_of_accs(gj->groups, accs), v);
+		else
 			add_value(a, acc, v);
 	}
 }
@@ -908,7 +937,13 @@ fold_rows(GpuJoinState *gj, const uint32 *orows, const uint64 *brows, uint64 n)
 			}
 			if (a->kind != GA_COUNT_STAR)
 				arg_values(gj, a, orow, brow, m, v, vnull);
-			if (gj->ngroupkeys > 0)
+			if (a->kind == GA_COUNT_DISTINCT)
+			{
+				for (int j = 0; j < m; j++)
+					if (!vnull[j])
+						gpuhash_agg_add_distinct(gj, i, group[j], v[j]);
+			}
+			else if (gj->ngroupkeys > 0)
 				accumulate_grouped(gj, i, group, v, vnull, m);
 			else if (a->kind == GA_COUNT_STAR)
 				gj->acc[i].count += m;
@@ -1133,6 +1168,7 @@ agg_value(const GpuAggSpec *a, const GpuAggAcc *acc, bool *isnull)
 	{
 		case GA_COUNT_STAR:
 		case GA_COUNT:
+		case GA_COUNT_DISTINCT:
 			return Int64GetDatum(acc->count);
 		case GA_SUM:
 			*isnull = !acc->have;
@@ -1170,11 +1206,31 @@ key_datum(int64 v, int width)
 		width == 4 ? Int32GetDatum((int32) v) : Int64GetDatum(v);
 }
 
+/* memory the groups and count(DISTINCT)'s pairs take */
+static Size
+tables_bytes(const GpuJoinState *gj)
+{
+	Size		bytes = gpuhash_groups_bytes(gj->groups);
+
+	if (gj->distinct != NULL)
+		for (int i = 0; i < gj->naggs; i++)
+			if (gj->aggs[i].kind == GA_COUNT_DISTINCT)
+				bytes += gpuhash_groups_bytes(&gj->distinct[i]);
+	return bytes;
+}
+
+/* Are the groups (with their distinct values) past hash_mem? */
+bool
+gpuhash_agg_tables_full(const GpuJoinState *gj)
+{
+	return tables_bytes(gj) > (Size) get_hash_memory_limit();
+}
+
 /* Are the groups past hash_mem? */
 static bool
 groups_full(GpuJoinState *gj)
 {
-	return gj->ngroupkeys > 0 && gj->naggs > 0 && gpuhash_groups_full(gj->groups);
+	return gj->ngroupkeys > 0 && gj->naggs > 0 && gpuhash_agg_tables_full(gj);
 }
 
 /*
@@ -1194,6 +1250,9 @@ gpuhash_agg_restart_groups(GpuJoinState *gj)
 {
 	MemoryContextReset(gj->groups->cxt);
 	gpuhash_groups_reset(gj->groups);
+	if (gj->distinct != NULL)
+		for (int i = 0; i < gj->naggs; i++)
+			gpuhash_groups_reset(&gj->distinct[i]);
 	reset_text_keys(gj);
 	gj->agg_next = 0;
 }
@@ -1350,6 +1409,10 @@ make_groups(GpuJoinState *gj)
 												  "GpuHashAggregate groups",
 												  ALLOCSET_DEFAULT_SIZES),
 							gj->ngroupkeys, gj->naggs * sizeof(GpuAggAcc));
+		if (gj->distinct != NULL)
+			for (int i = 0; i < gj->naggs; i++)
+				if (gj->aggs[i].kind == GA_COUNT_DISTINCT)
+					gpuhash_groups_init(&gj->distinct[i], gj->groups->cxt, 2, 0);
 		reset_text_keys(gj);
 	}
 }

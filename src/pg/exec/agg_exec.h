@@ -23,6 +23,8 @@ extern void gpuhash_agg_setup(struct GpuJoinState *gj, List *specs, List *keys,
 /* agg_exec.c */
 extern void gpuhash_agg_restart_groups(struct GpuJoinState *gj);
 extern Size gpuhash_agg_group_bytes(const struct GpuJoinState *gj);
+extern bool gpuhash_agg_tables_full(const struct GpuJoinState *gj);
+extern void gpuhash_agg_add_distinct(struct GpuJoinState *gj, int i, uint32 group, int64 v);
 
 /* agg_parallel.c */
 extern Size gpuhash_agg_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);

@@ -184,6 +184,15 @@ gpuhash_agg_setup(GpuJoinState *gj, List *specs, List *keys, CustomScan *cscan)
 		else if (a->ninstr == 3 && is_column(&a->prog[0]) && is_column(&a->prog[1]) &&
 				 a->prog[2].op == GO_ADD)
 			a->shape = GS_ADD2;
+		if (a->kind == GA_COUNT_DISTINCT)
+		{
+			/* the planner makes it only grouped and serial (agg_compile.c, agg_path.c) */
+			if (gj->ngroupkeys == 0 || gj->ngroupkeys > GPUHASH_DISTINCT_MAX_KEYS || a->partial)
+				elog(ERROR, "gpuhash: count(DISTINCT) needs from 1 to %d group keys and a serial node",
+					 GPUHASH_DISTINCT_MAX_KEYS);
+			if (gj->distinct == NULL)
+				gj->distinct = palloc0(gj->naggs * sizeof(GpuAggGroups));
+		}
 	}
 #ifdef HAVE_INT128
 	if (max_depth > 0)

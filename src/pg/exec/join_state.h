@@ -243,6 +243,11 @@ typedef struct GpuJoinState
 	int			ngroupkeys;		/* 0: no GROUP BY, one row */
 	struct GpuAggInstr *group_keys;
 	struct GpuAggGroups *groups;
+	/*
+	 * Per aggregate, count(DISTINCT)'s set of (group number, value) pairs,
+	 * in the groups' memory; NULL without such an aggregate.
+	 */
+	struct GpuAggGroups *distinct;
 	int64	   *group_key_buf;	/* each key's values over a chunk of rows */
 	struct GpuAggDict *dicts;	/* per key: text values' numbers (agg_groups.h) */
 	int64	  **inner_key_numbers;	/* per text key of the inner side: by build row, or -1 */

@@ -666,6 +666,31 @@ compile_numeric_case(CaseExpr *ce, Compile *c, int *scale)
 }
 
 /*
+ * count(DISTINCT column) of an integer or date column, as the plan's List:
+ * the column's values are compared as integers, which is their type's
+ * equality.  There is no partial form: PostgreSQL has none either.
+ */
+static List *
+compile_count_distinct(Aggref *a, Compile *c)
+{
+	Expr	   *arg;
+	Oid			type;
+	int			width;
+
+	if (a->aggfnoid != F_COUNT_ANY || a->aggsplit != AGGSPLIT_SIMPLE ||
+		list_length(a->args) != 1 || list_length(a->aggdistinct) != 1)
+		return NIL;
+	arg = linitial_node(TargetEntry, a->args)->expr;
+	type = exprType((Node *) arg);
+	width = type == DATEOID ? 4 : int_width(type);
+	if (!IsA(arg, Var) || width == 0 || !compile_column((Var *) arg, c, width, 0))
+		return NIL;
+	return list_concat(list_make5(makeInteger(GA_COUNT_DISTINCT), makeInteger(INT8OID),
+								  makeInteger(width), makeInteger(false), makeInteger(0)),
+					   c->prog);
+}
+
+/*
  * One aggregate as the plan's List (join_agg.h), or NIL when it is not one
  * the node can fold.  Partial states are emitted only for aggregates whose
  * state is a plain integer; sum(int8)'s is an internal type.
@@ -683,10 +708,12 @@ compile_aggref(Aggref *a, List *outer_tlist, List *inner_tlist)
 	bool		date_arg = false;
 	List	   *spec;
 
-	if (a->aggorder != NIL || a->aggdistinct != NIL || a->aggfilter != NULL ||
+	if (a->aggorder != NIL || a->aggfilter != NULL ||
 		a->agglevelsup != 0 || a->aggkind != AGGKIND_NORMAL ||
 		(a->aggsplit != AGGSPLIT_SIMPLE && a->aggsplit != AGGSPLIT_INITIAL_SERIAL))
 		return NIL;
+	if (a->aggdistinct != NIL)
+		return compile_count_distinct(a, &c);
 	switch (a->aggfnoid)
 	{
 		case F_COUNT_:

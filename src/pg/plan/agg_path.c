@@ -697,6 +697,18 @@ has_numeric_sum(List *aggs)
 	return false;
 }
 
+/* Is one of the aggregates count(DISTINCT ...)?  It is folded serially only. */
+static bool
+has_distinct(List *aggs)
+{
+	ListCell   *lc;
+
+	foreach(lc, aggs)
+		if (lfirst_node(Aggref, lc)->aggdistinct != NIL)
+			return true;
+	return false;
+}
+
 /* rel's plain (or, partial, its parallel) Seq Scan path, if it has one */
 static Path *
 seq_scan_of(List *paths, bool partial)
@@ -845,12 +857,19 @@ add_parallel_scan_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grou
 static Path *
 pg_input(Path *input, const AggShape *shape)
 {
-	if (!gpuhash_enable_input_aggregate || input == NULL || !has_numeric_sum(shape->aggs))
+	bool		distinct = has_distinct(shape->aggs);
+
+	if (!gpuhash_enable_input_aggregate || input == NULL ||
+		!(distinct || has_numeric_sum(shape->aggs)))
 		return NULL;
 	if (IsA(input, ProjectionPath))
 		input = ((ProjectionPath *) input)->subpath;
+	/*
+	 * count(DISTINCT) has no partial form, so PostgreSQL too aggregates it
+	 * over a Gather, sorting all of it in the leader; the fold hashes it.
+	 */
 	if (input->param_info != NULL || IsA(input, CustomPath) || input->pathtype == T_SeqScan ||
-		IsA(input, GatherPath) || IsA(input, GatherMergePath) ||
+		(!distinct && (IsA(input, GatherPath) || IsA(input, GatherMergePath))) ||
 		!aggs_compile_for_scan(shape, input))
 		return NULL;
 	return input;
@@ -1153,7 +1172,17 @@ gpu_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *inpu
 	if (shape.aggs == NIL)
 		return;
 	shape.keys = list_concat_copy(shape.group_exprs, dependents);
-	add_combined_aggs(root, input_rel, output_rel, &shape);
+	/*
+	 * count(DISTINCT) is folded grouped, one key short of the most (its
+	 * pairs' records take a bit of the NULL mask), and by one process.
+	 */
+	if (has_distinct(shape.aggs))
+	{
+		if (shape.group_exprs == NIL || list_length(shape.keys) > GPUHASH_DISTINCT_MAX_KEYS)
+			return;
+	}
+	else
+		add_combined_aggs(root, input_rel, output_rel, &shape);
 	foreach(lc, join_paths_of(input_rel, false))
 	{
 		CustomPath *join = lfirst(lc);

@@ -42,8 +42,16 @@ typedef enum GpuAggKind
 	GA_SUM,
 	GA_MIN,
 	GA_MAX,
-	GA_AVG
+	GA_AVG,
+	GA_COUNT_DISTINCT			/* count(DISTINCT column): serial, grouped (agg_exec.c) */
 } GpuAggKind;
+
+/*
+ * A node with count(DISTINCT) marks the records of its (group, value)
+ * pairs written out past hash_mem with this bit of the NULL mask, so its
+ * group keys are one fewer at most (agg_combine.c).
+ */
+#define GPUHASH_DISTINCT_MAX_KEYS (GPUHASH_AGG_MAX_KEYS - 1)
 
 typedef enum GpuAggOp
 {
