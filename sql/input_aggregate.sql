@@ -15,36 +15,7 @@ SET gpuhash.batch_rows = 1024;
 SET max_parallel_workers_per_gather = 0;
 
 \i sql/compare.psql
-
--- the plan node that q's first GpuHashAggregate reads (the line whose arrow
--- is indented two past the node's name, not an InitPlan's), or 'not folded'
-CREATE FUNCTION pg_temp.fold_input(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE l text; at int := 0;
-BEGIN
-  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF at > 0 AND strpos(l, '->') = at + 2 THEN
-      RETURN substring(l from '->  ([A-Za-z ]+?)( on | using |$)');
-    END IF;
-    IF at = 0 AND l ~ 'GpuHashAggregate' THEN at := strpos(l, 'Custom Scan'); END IF;
-  END LOOP;
-  RETURN 'not folded';
-END $$;
-
--- the lines of EXPLAIN (COSTS OFF) of q
-CREATE FUNCTION pg_temp.plan_of(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-BEGIN
-  RETURN QUERY EXECUTE 'EXPLAIN (COSTS OFF) ' || q;
-END $$;
-
--- did q's fold write groups out?
-CREATE FUNCTION pg_temp.written_out(q text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE l text; found boolean := false;
-BEGIN
-  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    found := found OR l ~ 'Groups Written Out: [1-9]';
-  END LOOP;
-  RETURN found;
-END $$;
+\i sql/fold_helpers.psql
 
 CREATE TABLE ia_dim (id int4 PRIMARY KEY, code text, region int4, label text);
 INSERT INTO ia_dim SELECT i, 'c' || i, i % 10, CASE WHEN i % 13 = 0 THEN NULL ELSE 'l' || (i % 7) END

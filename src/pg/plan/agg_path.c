@@ -845,7 +845,8 @@ add_parallel_scan_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grou
  * aggregation then differs from PostgreSQL's plan over the same path: the
  * input's rows copied into batches and folded in integers, against
  * PostgreSQL's numeric additions and hash table (TPC-H q11's 320 000 joined
- * rows into 300 000 groups of numeric sums, bench/NOTES.md section 59), so
+ * rows into 300 000 groups of numeric sums, bench/NOTES.md section 59; or
+ * count(DISTINCT) hashed, where PostgreSQL sorts), so
  * add_fold_path keeps it only where it costs clearly less.  Not over a
  * Gather: the leader would fold every participant's rows alone, where
  * PostgreSQL's partial aggregation splits them.  The path the fold reads, or
@@ -857,19 +858,19 @@ add_parallel_scan_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grou
 static Path *
 pg_input(Path *input, const AggShape *shape)
 {
-	bool		distinct = has_distinct(shape->aggs);
-
 	if (!gpuhash_enable_input_aggregate || input == NULL ||
-		!(distinct || has_numeric_sum(shape->aggs)))
+		!(has_numeric_sum(shape->aggs) || has_distinct(shape->aggs)))
 		return NULL;
 	if (IsA(input, ProjectionPath))
 		input = ((ProjectionPath *) input)->subpath;
 	/*
-	 * count(DISTINCT) has no partial form, so PostgreSQL too aggregates it
-	 * over a Gather, sorting all of it in the leader; the fold hashes it.
+	 * Not over a Gather even for count(DISTINCT), which PostgreSQL too
+	 * counts above one: TPC-H q16's leader alone took 797 ms to read the
+	 * 1.19 M rows and 586 ms to fold them, slower than PostgreSQL's sorts
+	 * in each participant and merge (run 254, bench/NOTES.md section 60).
 	 */
 	if (input->param_info != NULL || IsA(input, CustomPath) || input->pathtype == T_SeqScan ||
-		(!distinct && (IsA(input, GatherPath) || IsA(input, GatherMergePath))) ||
+		IsA(input, GatherPath) || IsA(input, GatherMergePath) ||
 		!aggs_compile_for_scan(shape, input))
 		return NULL;
 	return input;
