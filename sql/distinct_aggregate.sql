@@ -59,6 +59,10 @@ SELECT pg_temp.fold_input(q), pg_temp.same(q)
 FROM (VALUES ('SELECT f.d, count(DISTINCT f.b) FROM da_fact f JOIN da_dim d ON f.dk = d.id WHERE d.region < 3 GROUP BY f.d')) AS c(q);
 RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
 
+-- one table with no join, beside a numeric sum (the scan's own fold)
+SELECT pg_temp.fold_input(q), pg_temp.same(q, false)
+FROM (VALUES ('SELECT g, count(DISTINCT s), count(DISTINCT d), sum(price) FROM da_fact WHERE id > 100 GROUP BY g')) AS c(q);
+
 -- 20 000 groups and 40 000 pairs past a hash_mem of 64 kB: written out by
 -- partition with their groups, and each pair counted once when combined;
 -- a value seen before and after the groups started again is one value
