@@ -15,7 +15,7 @@ SET gpuhash.batch_rows = 1024;
 SET max_parallel_workers_per_gather = 0;
 
 \i sql/compare.psql
-\i sql/fold_helpers.psql
+\i sql/fold_input.psql
 
 CREATE TABLE ia_dim (id int4 PRIMARY KEY, code text, region int4, label text);
 INSERT INTO ia_dim SELECT i, 'c' || i, i % 10, CASE WHEN i % 13 = 0 THEN NULL ELSE 'l' || (i % 7) END
