@@ -46,7 +46,9 @@ INSERT INTO da_queries VALUES
   (3, 'SELECT f.d, count(DISTINCT f.s), count(DISTINCT f.s) + 1 FROM da_fact f JOIN da_dim d ON f.code = d.code WHERE d.region = 4 GROUP BY f.d'),
   (4, 'SELECT d.label, count(DISTINCT f.s) FROM da_gone f JOIN da_dim d ON f.code = d.code GROUP BY d.label'),
   -- HAVING on it, above the node
-  (5, 'SELECT f.g, count(DISTINCT f.b) FROM da_fact f JOIN da_dim d ON f.code = d.code GROUP BY f.g HAVING count(DISTINCT f.b) > 700');
+  (5, 'SELECT f.g, count(DISTINCT f.b) FROM da_fact f JOIN da_dim d ON f.code = d.code GROUP BY f.g HAVING count(DISTINCT f.b) > 700'),
+  -- a subquery run once per outer row: the node, its groups and its pairs start again with each
+  (6, 'SELECT x, (SELECT sum(c) FROM (SELECT d.label, count(DISTINCT f.s) AS c FROM da_fact f JOIN da_dim d ON f.code = d.code WHERE d.region = x GROUP BY d.label) s) FROM generate_series(0, 3) x');
 
 SELECT n, pg_temp.fold_input(q), pg_temp.same(q, false) FROM da_queries ORDER BY n;
 
