@@ -136,13 +136,6 @@ gpuhash_agg_add_distinct(GpuJoinState *gj, int i, uint32 group, int64 v)
 		((GpuAggAcc *) gpuhash_group_acc(gj->groups, group))[i].count++;
 }
 
-/* the number of the group whose accumulators accs are */
-static inline uint32
-group_of_accs(const GpuAggGroups *g, const GpuAggAcc *accs)
-{
-	return (uint32) (((const char *) accs - g->entries) / g->entry_size);
-}
-
 /*
  * The accumulators of one joined row's group (outer columns ov/on, inner
  * columns iv/in), or the node's only ones without GROUP BY.
@@ -311,7 +304,7 @@ fold(GpuJoinState *gj, GpuAggAcc *accs, const Datum *ov, const bool *on, const D
 		if (!gpuhash_agg_eval_arg(a, ov, on, iv, in, truth, &v))
 			continue;
 		if (a->kind == GA_COUNT_DISTINCT)
-			gpuhash_agg_add_distinct(gj, i, group_of_accs(gj->groups, accs), v);
+			gpuhash_agg_add_distinct(gj, i, gpuhash_group_of_acc(gj->groups, accs), v);
 		else
 			add_value(a, acc, v);
 	}
@@ -1219,7 +1212,10 @@ tables_bytes(const GpuJoinState *gj)
 	return bytes;
 }
 
-/* Are the groups (with their distinct values) past hash_mem? */
+/*
+ * Are the groups (with their distinct values) past hash_mem?  They do not
+ * grow on past it: relieve_groups writes them out.
+ */
 bool
 gpuhash_agg_tables_full(const GpuJoinState *gj)
 {

@@ -11,8 +11,6 @@
 #ifndef GPUHASH_AGG_GROUPS_H
 #define GPUHASH_AGG_GROUPS_H
 
-#include "miscadmin.h"
-
 #include "join_agg.h"
 
 #pragma GCC visibility push(hidden)
@@ -114,13 +112,6 @@ gpuhash_groups_bytes(const GpuAggGroups *g)
 		(g->cells ? g->ncells * sizeof(uint32) : 0);
 }
 
-/* Has the table passed hash_mem?  (It does not grow on past it; agg_exec.c.) */
-static inline bool
-gpuhash_groups_full(const GpuAggGroups *g)
-{
-	return gpuhash_groups_bytes(g) > (Size) get_hash_memory_limit();
-}
-
 /* memory one group takes, for the planner's estimate */
 extern Size gpuhash_groups_entry_bytes(int nkeys, Size acc_bytes);
 
@@ -147,6 +138,13 @@ static inline void *
 gpuhash_group_acc(const GpuAggGroups *g, uint32 group)
 {
 	return gpuhash_group_entry(g, group) + g->entry_size - g->acc_bytes;
+}
+
+/* the number of the group whose accumulators acc are (gpuhash_group_acc's inverse) */
+static inline uint32
+gpuhash_group_of_acc(const GpuAggGroups *g, const void *acc)
+{
+	return (uint32) (((const char *) acc - g->entries) / g->entry_size);
 }
 
 #pragma GCC visibility pop
