@@ -4,7 +4,9 @@
 -- value) pairs in a table of their own and counts a value when its pair is
 -- new; past hash_mem the pairs are written out beside their groups and
 -- counted again, once each, as a partition is combined.  Integer and date
--- columns, grouped, serial folds only, never over a Gather.  Each query
+-- columns, grouped: serial folds, and parallel ones whose participants
+-- combine the groups themselves (their pairs travel with the groups'
+-- records), but never a fold over a Gather.  Each query
 -- names the node its fold reads and is compared, as a multiset, with
 -- PostgreSQL's own plan (gpuhash.enable_join off).
 --
@@ -74,11 +76,28 @@ FROM (VALUES ('SELECT f.h, count(DISTINCT f.s), count(DISTINCT f.b), sum(f.price
              ('SELECT d.label, count(DISTINCT f.id), count(*) FROM da_fact f JOIN da_dim d ON f.code = d.code GROUP BY d.label')) AS c(q);
 RESET work_mem;
 
+-- in parallel, folded by each participant over gpuhash's join or the
+-- table's scan, its groups and pairs written out by partition (several
+-- times, past a hash_mem of 256 kB) and combined by the participants: a
+-- value two participants saw is one value.  dk's 2 000 values in 20 000
+-- groups of h are in nearly every participant's share.
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
+SET cpu_operator_cost = 0.05; SET gpuhash.group_combine_min_groups = 0; SET work_mem = '256kB';
+SELECT pg_temp.same(q),
+       (SELECT bool_or(l ~ 'Group Combine: by the participants') FROM pg_temp.plan(q) l) AS combined
+FROM (VALUES ('SELECT f.g, d.region, count(DISTINCT f.s), count(DISTINCT f.d), count(*), sum(f.price) FROM da_fact f JOIN da_dim d ON f.dk = d.id GROUP BY f.g, d.region'),
+             ('SELECT d.label, count(DISTINCT f.b), max(f.s) FROM da_fact f JOIN da_dim d ON f.dk = d.id GROUP BY d.label HAVING count(DISTINCT f.b) > 10'),
+             ('SELECT f.g, count(DISTINCT f.dk), count(DISTINCT f.id) FROM da_fact f JOIN da_dim d ON f.dk = d.id GROUP BY f.g'),
+             ('SELECT f.h, count(DISTINCT f.dk) FROM da_fact f JOIN da_dim d ON f.dk = d.id GROUP BY f.h'),
+             ('SELECT d.label, count(DISTINCT f.s) FROM da_gone f JOIN da_dim d ON f.dk = d.id GROUP BY d.label')) AS c(q);
+SELECT pg_temp.same(q, false), pg_temp.plan_has(q, 'Group Combine: by the participants') AS combined
+FROM (VALUES ('SELECT g, count(DISTINCT s), count(DISTINCT d), sum(price) FROM da_fact WHERE id > 100 GROUP BY g')) AS c(q);
+RESET cpu_operator_cost; RESET gpuhash.group_combine_min_groups; RESET work_mem;
+
 -- never over a Gather: PostgreSQL has no partial count(DISTINCT) and
 -- counts it above one, but a leader folding every participant's rows alone
 -- was slower than its participants' sorts (TPC-H q16 on the GPU host)
-SET max_parallel_workers_per_gather = 2;
-SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
 SELECT count(*) AS folds_over_a_gather FROM da_queries WHERE pg_temp.fold_input(q) ~ 'Gather';
 RESET max_parallel_workers_per_gather; RESET parallel_setup_cost; RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

@@ -224,6 +224,7 @@ gpuhash_agg_write_groups(GpuJoinState *gj)
 							  partition_of(record_hash(gj->spill_rec.data), 0, npartitions),
 							  gj->spill_rec.data);
 		}
+		gj->spill_stats.pairs_written += seen->ngroups;
 	}
 	gj->spill_stats.written += gj->groups->ngroups;
 	gj->spill_stats.write_ms += elapsed_ms_since(start);

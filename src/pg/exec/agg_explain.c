@@ -30,9 +30,13 @@ explain_spill_participant(GpuJoinState *gj, int i, const GpuAggSpillStats *s, Ex
 		if (gj->scan_only)
 			appendStringInfo(str, "%llu rows folded (read %.3f ms, fold %.3f ms), ",
 							 (unsigned long long) s->rows, s->read_ms, s->fold_ms);
-		appendStringInfo(str, "%llu groups written in %.3f ms, waited %.3f ms, "
-						 "%d partitions combined (%llu groups read) in %.3f ms",
-						 (unsigned long long) s->written, s->write_ms, s->wait_ms,
+		appendStringInfo(str, "%llu groups", (unsigned long long) s->written);
+		if (s->pairs_written > 0)
+			appendStringInfo(str, " and %llu distinct pairs",
+							 (unsigned long long) s->pairs_written);
+		appendStringInfo(str, " written in %.3f ms, waited %.3f ms, "
+						 "%d partitions combined (%llu records read) in %.3f ms",
+						 s->write_ms, s->wait_ms,
 						 s->partitions, (unsigned long long) s->combined, s->combine_ms);
 		if (s->rewritten > 0)
 			appendStringInfo(str, ", %llu written again (partitions past hash_mem)",
@@ -49,10 +53,11 @@ explain_spill_participant(GpuJoinState *gj, int i, const GpuAggSpillStats *s, Ex
 		ExplainPropertyFloat("Fold Time", "ms", s->fold_ms, 3, es);
 	}
 	ExplainPropertyUInteger("Groups Written", NULL, s->written, es);
+	ExplainPropertyUInteger("Distinct Pairs Written", NULL, s->pairs_written, es);
 	ExplainPropertyFloat("Write Time", "ms", s->write_ms, 3, es);
 	ExplainPropertyFloat("Combine Wait Time", "ms", s->wait_ms, 3, es);
 	ExplainPropertyInteger("Partitions Combined", NULL, s->partitions, es);
-	ExplainPropertyUInteger("Groups Read", NULL, s->combined, es);
+	ExplainPropertyUInteger("Records Read", NULL, s->combined, es);
 	ExplainPropertyFloat("Combine Time", "ms", s->combine_ms, 3, es);
 	ExplainPropertyUInteger("Groups Written Again", NULL, s->rewritten, es);
 	ExplainPropertyUInteger("Groups Emitted", NULL, s->emitted, es);
@@ -81,6 +86,9 @@ explain_spill(GpuJoinState *gj, ExplainState *es)
 	if (gj->spill_stats.written > 0)
 	{
 		ExplainPropertyUInteger("Groups Written Out", NULL, gj->spill_stats.written, es);
+		if (gj->spill_stats.pairs_written > 0)
+			ExplainPropertyUInteger("Distinct Pairs Written Out", NULL,
+									gj->spill_stats.pairs_written, es);
 		ExplainPropertyInteger("Group Partitions", NULL, gj->spill_stats.partitions, es);
 		if (gj->spill_stats.rewritten > 0)
 			ExplainPropertyUInteger("Groups Written Again", NULL, gj->spill_stats.rewritten, es);

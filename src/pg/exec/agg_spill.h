@@ -41,10 +41,11 @@ typedef struct GpuAggSpillStats
 	double		read_ms;		/* reading its input (no join) */
 	double		fold_ms;
 	uint64		written;		/* groups written out */
+	uint64		pairs_written;	/* count(DISTINCT)'s pairs written beside them */
 	double		write_ms;
 	double		wait_ms;		/* for the others to finish writing */
 	int			partitions;		/* combined by this participant */
-	uint64		combined;		/* groups read back */
+	uint64		combined;		/* records (groups and pairs) read back */
 	uint64		rewritten;		/* ... and written again, their partition too large */
 	double		combine_ms;
 	uint64		emitted;		/* groups it emitted */
