@@ -93,6 +93,18 @@ SELECT n, pg_temp.fold_input(q), pg_temp.same(q, false),
 FROM ia_queries WHERE n IN (3, 4, 5, 9, 11) ORDER BY n;
 SELECT count(*) AS folds_over_a_gather FROM ia_queries, pg_temp.plan_of(q) l
 WHERE l ~ '->  Gather' AND pg_temp.fold_input(q) ~ 'Gather';
+-- ... or, with many groups, the participants combine them themselves: each
+-- writes its groups (and count(DISTINCT)'s pairs) out by partition past a
+-- hash_mem of 256 kB and combines the partitions it claims, no Finalize
+SET gpuhash.group_combine_min_groups = 0; SET cpu_operator_cost = 0.05; SET work_mem = '256kB';
+SELECT pg_temp.fold_input(q), pg_temp.same(q, false),
+       pg_temp.plan_has(q, 'Group Combine: by the participants') AS combined,
+       pg_temp.plan_has(q, 'Finalize') AS finalized
+FROM (VALUES ('SELECT f.id, sum(f.price), count(*) FROM ia_fact f JOIN ia_dim d ON f.code = d.code GROUP BY f.id'),
+             ('SELECT d.label, f.d, sum(f.price), min(f.qty) FROM ia_fact f JOIN ia_dim d ON f.code = d.code GROUP BY d.label, f.d'),
+             ('SELECT f.g, count(DISTINCT f.qty), count(DISTINCT f.dk), sum(f.price) FROM ia_fact f JOIN ia_dim d ON f.code = d.code GROUP BY f.g'),
+             ('SELECT f.id, sum(f.price) FROM ia_gone f JOIN ia_dim d ON f.code = d.code GROUP BY f.id')) AS c(q);
+RESET gpuhash.group_combine_min_groups; RESET cpu_operator_cost; RESET work_mem;
 RESET max_parallel_workers_per_gather; RESET parallel_setup_cost; RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 

@@ -1064,11 +1064,29 @@ combined_groups(PlannerInfo *root, const AggShape *shape, const Path *input, dou
 	return clamp_row_est(*total * sel / share);
 }
 
+/* The participants' combined fold with no join of its own, over input's rows. */
+static void
+add_combined_scan_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
+					  const AggShape *shape, Path *input)
+{
+	double		total,
+				mine,
+				out = combined_groups(root, shape, input, &total, &mine);
+
+	if (total < gpuhash_group_combine_min_groups)
+		return;
+	add_combined(root, grouped_rel,
+				 make_scan_agg_path(root, grouped_rel, input_rel, input, grouped_rel->reltarget,
+									shape, out, false),
+				 shape, total, mine + distinct_pairs(root, shape, input->rows),
+				 SCAN_PRIV_COMBINE, SCAN_PRIV_GROUPS);
+}
+
 /*
  * Parallel plans whose participants combine the groups themselves, over
- * each parallel GpuHashJoin path of the top join and the table's Parallel
- * Seq Scan: with GROUP BY only (one group per participant passes a Gather
- * for nothing).
+ * each parallel GpuHashJoin path of the top join, the table's Parallel Seq
+ * Scan and PostgreSQL's own partial input: with GROUP BY only (one group
+ * per participant passes a Gather for nothing).
  */
 static void
 add_combined_aggs(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
@@ -1105,15 +1123,13 @@ add_combined_aggs(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_
 					 AGG_PRIV_COMBINE, AGG_PRIV_GROUPS);
 	}
 	scan = seq_scan_of(input_rel->partial_pathlist, true);
-	if (scan != NULL && scan_agg_allowed(root, input_rel, shape) && aggs_compile_for_scan(shape, scan) &&
-		(out = combined_groups(root, shape, scan, &total, &mine), total >= gpuhash_group_combine_min_groups))
-	{
-		add_combined(root, grouped_rel,
-					 make_scan_agg_path(root, grouped_rel, input_rel, scan, grouped_rel->reltarget,
-										shape, out, false),
-					 shape, total, mine + distinct_pairs(root, shape, scan->rows),
-					 SCAN_PRIV_COMBINE, SCAN_PRIV_GROUPS);
-	}
+	if (scan != NULL && scan_agg_allowed(root, input_rel, shape) && aggs_compile_for_scan(shape, scan))
+		add_combined_scan_agg(root, input_rel, grouped_rel, shape, scan);
+	/* PostgreSQL's own partial input (pg_input), such as TPC-H q11's nested loop over an index */
+	scan = pg_input(input_rel->partial_pathlist ? linitial(input_rel->partial_pathlist) : NULL,
+					shape);
+	if (scan != NULL)
+		add_combined_scan_agg(root, input_rel, grouped_rel, shape, scan);
 
 	/*
 	 * A Gather over each that add_partial_path kept, made only now: it frees
