@@ -200,6 +200,25 @@ typedef struct AggShape
 } AggShape;
 
 /*
+ * PostgreSQL's own partial input as a fold runs it (pg_input): its workers
+ * (*workers) sized by the processors, and the share of the rows and run
+ * cost PostgreSQL planned for one participant that each then has.  TPC-H
+ * q11's nested loop over partsupp's index, planned for the one worker that
+ * supplier's size allows, read 160 000 rows in each of two processes in
+ * 340 ms (run 256, bench/NOTES.md section 61).  Other inputs: 1, and their
+ * own workers.
+ */
+static double
+pg_input_share(const Path *input, int *workers)
+{
+	*workers = input->parallel_workers;
+	if (input->parallel_workers <= 0 || input->pathtype == T_SeqScan || IsA(input, CustomPath))
+		return 1.0;
+	*workers = gpuhash_plan_workers(input->parallel_workers, 1.0, false);
+	return gpuhash_parallel_divisor(input->parallel_workers) / gpuhash_parallel_divisor(*workers);
+}
+
+/*
  * A GpuHashAggregate path over input (a join's path, or a scan's), at
  * input_cost plus folding its rows (finding each row's group, then its
  * aggregates) and emitting groups.
@@ -211,6 +230,8 @@ new_agg_path(PlannerInfo *root, RelOptInfo *upper, Path *input, PathTarget *targ
 	CustomPath *cp = makeNode(CustomPath);
 	double		per_row = list_length(shape->aggs) * 0.25 +
 		list_length(shape->keys) * 0.5;
+	double		rows = input->rows;
+	double		share;
 
 	cp->path.pathtype = T_CustomScan;
 	cp->path.parent = upper;
@@ -223,14 +244,18 @@ new_agg_path(PlannerInfo *root, RelOptInfo *upper, Path *input, PathTarget *targ
 	/*
 	 * A join's path has them already (make_path); a Seq Scan's has
 	 * PostgreSQL's count, none where serial, and is sized by its reads;
-	 * PostgreSQL's other inputs keep the workers they were costed for.
+	 * PostgreSQL's other partial inputs are sized by the processors, their
+	 * run cost and rows shared anew (groups, the caller's, are so already).
 	 */
-	cp->path.parallel_workers = input->pathtype != T_SeqScan || input->parallel_workers <= 0 ?
-		input->parallel_workers :
-		gpuhash_plan_workers(input->parallel_workers, gpuhash_read_kept(root, input, 1.0),
-							 gpuhash_workers_fixed(input));
+	share = pg_input_share(input, &cp->path.parallel_workers);
+	input_cost = input->startup_cost + (input_cost - input->startup_cost) * share;
+	rows *= share;
+	if (input->parallel_workers > 0 && input->pathtype == T_SeqScan)
+		cp->path.parallel_workers =
+			gpuhash_plan_workers(input->parallel_workers, gpuhash_read_kept(root, input, 1.0),
+								 gpuhash_workers_fixed(input));
 	cp->path.rows = groups;
-	cp->path.total_cost = input_cost + input->rows * per_row * cpu_operator_cost +
+	cp->path.total_cost = input_cost + rows * per_row * cpu_operator_cost +
 		groups * (cpu_tuple_cost + list_length(shape->having) * cpu_operator_cost);
 	cp->path.startup_cost = cp->path.total_cost;
 	cp->path.pathkeys = NIL;
@@ -902,19 +927,39 @@ pg_input(Path *input, const AggShape *shape)
 }
 
 /*
+ * PostgreSQL's partial input to fold in each participant (pg_input), or
+ * NULL.  Not a hash or merge join where gpuhash has a parallel join of the
+ * same relations: TPC-H q16's count(DISTINCT) folded over PostgreSQL's
+ * Parallel Hash Join ran 0.87 s against 0.72 s over gpuhash's own (run
+ * 256), which the costs had put the other way round.
+ */
+static Path *
+pg_partial_input(RelOptInfo *input_rel, const AggShape *shape)
+{
+	Path	   *input = pg_input(input_rel->partial_pathlist ?
+								 linitial(input_rel->partial_pathlist) : NULL, shape);
+
+	if (input != NULL && (IsA(input, HashPath) || IsA(input, MergePath)) &&
+		join_paths_of(input_rel, true) != NIL)
+		return NULL;
+	return input;
+}
+
+/*
  * In parallel, the fold over PostgreSQL's own partial input in each
- * participant, for the workers PostgreSQL planned it with; its partial
- * states go to PostgreSQL's Finalize Aggregate above the Gather.
+ * participant (new_agg_path sizes its workers); its partial states go to
+ * PostgreSQL's Finalize Aggregate above the Gather.
  */
 static void
 add_parallel_input_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
 					   RelOptInfo *partial_rel, GroupPathExtraData *gx, const AggShape *shape)
 {
-	Path	   *input = pg_input(input_rel->partial_pathlist ?
-								 linitial(input_rel->partial_pathlist) : NULL, shape);
+	Path	   *input = pg_partial_input(input_rel, shape);
 	double		groups;
+	int			workers;
 
-	if (input == NULL || (groups = groups_of(root, shape, input->rows)) < 0)
+	if (input == NULL ||
+		(groups = groups_of(root, shape, input->rows * pg_input_share(input, &workers))) < 0)
 		return;
 	add_gathered_fold(root, grouped_rel, partial_rel, gx, shape,
 					  make_scan_agg_path(root, partial_rel, input_rel, input, partial_rel->reltarget,
@@ -988,11 +1033,7 @@ add_parallel_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_r
 static double
 participants_of(const Path *path)
 {
-	double		n = path->parallel_workers;
-
-	if (parallel_leader_participation && 1.0 - 0.3 * path->parallel_workers > 0)
-		n += 1.0 - 0.3 * path->parallel_workers;
-	return Max(n, 1.0);
+	return Max(gpuhash_parallel_divisor(path->parallel_workers), 1.0);
 }
 
 /*
@@ -1055,12 +1096,14 @@ static double
 combined_groups(PlannerInfo *root, const AggShape *shape, const Path *input, double *total,
 				double *mine)
 {
-	double		share = participants_of(input);
+	int			workers;
+	double		rows = input->rows * pg_input_share(input, &workers);
+	double		share = Max(gpuhash_parallel_divisor(workers), 1.0);
 	double		sel = shape->having == NIL ? 1.0 :
 		clauselist_selectivity(root, shape->having, 0, JOIN_INNER, NULL);
 
-	*total = num_groups(root, shape->group_exprs, input->rows * share);
-	*mine = Min(*total, num_groups(root, shape->group_exprs, input->rows));
+	*total = num_groups(root, shape->group_exprs, rows * share);
+	*mine = Min(*total, num_groups(root, shape->group_exprs, rows));
 	return clamp_row_est(*total * sel / share);
 }
 
@@ -1072,13 +1115,15 @@ add_combined_scan_agg(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grou
 	double		total,
 				mine,
 				out = combined_groups(root, shape, input, &total, &mine);
+	int			workers;
 
 	if (total < gpuhash_group_combine_min_groups)
 		return;
 	add_combined(root, grouped_rel,
 				 make_scan_agg_path(root, grouped_rel, input_rel, input, grouped_rel->reltarget,
 									shape, out, false),
-				 shape, total, mine + distinct_pairs(root, shape, input->rows),
+				 shape, total,
+				 mine + distinct_pairs(root, shape, input->rows * pg_input_share(input, &workers)),
 				 SCAN_PRIV_COMBINE, SCAN_PRIV_GROUPS);
 }
 
@@ -1126,8 +1171,7 @@ add_combined_aggs(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_
 	if (scan != NULL && scan_agg_allowed(root, input_rel, shape) && aggs_compile_for_scan(shape, scan))
 		add_combined_scan_agg(root, input_rel, grouped_rel, shape, scan);
 	/* PostgreSQL's own partial input (pg_input), such as TPC-H q11's nested loop over an index */
-	scan = pg_input(input_rel->partial_pathlist ? linitial(input_rel->partial_pathlist) : NULL,
-					shape);
+	scan = pg_partial_input(input_rel, shape);
 	if (scan != NULL)
 		add_combined_scan_agg(root, input_rel, grouped_rel, shape, scan);
 
