@@ -202,7 +202,8 @@ typedef struct AggShape
 /*
  * PostgreSQL's own partial input as a fold runs it (pg_input): its workers
  * (*workers) sized by the processors, and the share of the rows and run
- * cost PostgreSQL planned for one participant that each then has.  TPC-H
+ * cost PostgreSQL planned for one participant that each then has (a
+ * table's parallel_workers option still fixes the count).  TPC-H
  * q11's nested loop over partsupp's index, planned for the one worker that
  * supplier's size allows, read 160 000 rows in each of two processes in
  * 340 ms (run 256, bench/NOTES.md section 61).  Other inputs: 1, and their
@@ -214,7 +215,8 @@ pg_input_share(const Path *input, int *workers)
 	*workers = input->parallel_workers;
 	if (input->parallel_workers <= 0 || input->pathtype == T_SeqScan || IsA(input, CustomPath))
 		return 1.0;
-	*workers = gpuhash_plan_workers(input->parallel_workers, 1.0, false);
+	*workers = gpuhash_plan_workers(input->parallel_workers, 1.0,
+									gpuhash_workers_fixed((Path *) input));
 	return gpuhash_parallel_divisor(input->parallel_workers) / gpuhash_parallel_divisor(*workers);
 }
 
@@ -1070,9 +1072,10 @@ set_private(List *l, int n, Node *v)
  * partitions it combines, HAVING applied (agg_exec.c).  Its rows are one
  * participant's share of the groups left by HAVING; its cost the fold's
  * plus writing out and combining mine, the records of one participant's
- * rows (its groups, and count(DISTINCT)'s pairs).  It is a partial path of grouped_rel, which an outer query level
- * may use as one, and a Gather over it is a path (add_combined_aggs): no
- * Finalize Aggregate, and only final groups pass the Gather.
+ * rows (its groups, and count(DISTINCT)'s pairs).  It is a partial path
+ * of grouped_rel, which an outer query level may use as one, and a Gather
+ * over it is a path (add_combined_aggs): no Finalize Aggregate, and only
+ * final groups pass the Gather.
  */
 static void
 add_combined(PlannerInfo *root, RelOptInfo *grouped_rel, CustomPath *cp, const AggShape *shape,
