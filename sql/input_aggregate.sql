@@ -105,6 +105,27 @@ FROM (VALUES ('SELECT f.id, sum(f.price), count(*) FROM ia_fact f JOIN ia_dim d 
              ('SELECT f.g, count(DISTINCT f.qty), count(DISTINCT f.dk), sum(f.price) FROM ia_fact f JOIN ia_dim d ON f.code = d.code GROUP BY f.g'),
              ('SELECT f.id, sum(f.price) FROM ia_gone f JOIN ia_dim d ON f.code = d.code GROUP BY f.id')) AS c(q);
 RESET gpuhash.group_combine_min_groups; RESET cpu_operator_cost; RESET work_mem;
+-- the fold over PostgreSQL's partial input runs with the workers the node's own
+-- plans ask for (gpuhash.parallel_workers), where PostgreSQL plans fewer for a
+-- small outer table; 0 keeps PostgreSQL's count
+SET max_parallel_workers_per_gather = 4;
+SET enable_hashjoin = off; SET enable_mergejoin = off; SET gpuhash.join_startup_cost = 100000;
+SET gpuhash.parallel_workers = 4;
+SELECT pg_temp.fold_input(q), pg_temp.same(q, false),
+       (SELECT substring(l from 'Workers Planned: ([0-9]+)') FROM pg_temp.plan_of(q) l
+        WHERE l ~ 'Workers Planned') AS workers
+FROM ia_queries WHERE n = 1;
+SET gpuhash.parallel_workers = 0;
+SELECT pg_temp.fold_input(q),
+       (SELECT substring(l from 'Workers Planned: ([0-9]+)') FROM pg_temp.plan_of(q) l
+        WHERE l ~ 'Workers Planned') AS workers
+FROM ia_queries WHERE n = 1;
+RESET gpuhash.parallel_workers; RESET enable_hashjoin; RESET enable_mergejoin;
+-- but not over PostgreSQL's hash join on keys gpuhash joins itself in
+-- parallel, even where its join costs more (TPC-H q16 ran slower so)
+SET enable_nestloop = off;
+SELECT pg_temp.fold_input('SELECT f.g, sum(f.price), count(*) FROM ia_fact f JOIN ia_dim d ON f.dk = d.id GROUP BY f.g');
+RESET enable_nestloop; RESET gpuhash.join_startup_cost;
 RESET max_parallel_workers_per_gather; RESET parallel_setup_cost; RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
