@@ -186,9 +186,12 @@ gpuhash_agg_setup(GpuJoinState *gj, List *specs, List *keys, CustomScan *cscan)
 			a->shape = GS_ADD2;
 		if (a->kind == GA_COUNT_DISTINCT)
 		{
-			/* the planner makes it only grouped and serial (agg_compile.c, agg_path.c) */
+			/*
+			 * The planner makes it only grouped and never partial: serial, or
+			 * combined by the participants (agg_compile.c, agg_path.c).
+			 */
 			if (gj->ngroupkeys == 0 || gj->ngroupkeys > GPUHASH_DISTINCT_MAX_KEYS || a->partial)
-				elog(ERROR, "gpuhash: count(DISTINCT) needs from 1 to %d group keys and a serial node",
+				elog(ERROR, "gpuhash: count(DISTINCT) needs from 1 to %d group keys and no partial state",
 					 GPUHASH_DISTINCT_MAX_KEYS);
 			if (gj->distinct == NULL)
 				gj->distinct = palloc0(gj->naggs * sizeof(GpuAggGroups));

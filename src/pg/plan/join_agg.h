@@ -43,7 +43,7 @@ typedef enum GpuAggKind
 	GA_MIN,
 	GA_MAX,
 	GA_AVG,
-	GA_COUNT_DISTINCT			/* count(DISTINCT column): serial, grouped (agg_exec.c) */
+	GA_COUNT_DISTINCT			/* count(DISTINCT column): grouped, never partial (agg_exec.c) */
 } GpuAggKind;
 
 /*
